@@ -1,0 +1,160 @@
+// Package btf holds the BPF Type Format in a flat, index-based form, with its
+// decoder, encoder, validator and a bpftool-compatible text dump.
+//
+// # Representation
+//
+// A [Spec] keeps every type exactly as the wire format lays it out: a btf_type
+// header of three 32-bit words (name offset, info, size-or-type) followed by
+// the kind's trailing words (members, parameters, enum values, ...). All types
+// of a Spec live in one []uint32 word stream, in host byte order, and a second
+// []uint32 holds the index of each type's first word. A type is therefore
+// reached in O(1) by ID, a [Type] is just a sub-slice of the stream (no heap
+// object per type), and rewriting a type ID or string offset is a store into
+// that slice. This matters because a vmlinux has about 3.4 million types before
+// deduplication: one word stream of ~33 M words is cheap, 3.4 M Go objects are
+// not.
+//
+// Every word of the BTF type section is a 32-bit value (the 64-bit enum values
+// are split into two words), so decoding is a byte-order conversion and
+// encoding its inverse; a decoded and re-encoded file is byte-identical as long
+// as its header is the canonical 24-byte one with strings after types.
+//
+// # IDs and split BTF
+//
+// Type ID 0 is the implicit void type. The types of a standalone Spec have IDs
+// 1..N. A split Spec (one with a base, as for kernel modules) continues the
+// base's ID space and its string-offset space: its first type has ID
+// base.TypeCount()+1 and its first string has offset base's string-section
+// length. Lookups by ID or offset below the split's start fall through to the
+// base.
+package btf
+
+import "fmt"
+
+// Kind is a BTF type kind, the value stored in bits 24-28 of a type's info word.
+type Kind uint8
+
+// The BTF kinds, numbered as in the kernel's include/uapi/linux/btf.h.
+const (
+	KindUnknown   Kind = 0
+	KindInt       Kind = 1
+	KindPtr       Kind = 2
+	KindArray     Kind = 3
+	KindStruct    Kind = 4
+	KindUnion     Kind = 5
+	KindEnum      Kind = 6
+	KindFwd       Kind = 7
+	KindTypedef   Kind = 8
+	KindVolatile  Kind = 9
+	KindConst     Kind = 10
+	KindRestrict  Kind = 11
+	KindFunc      Kind = 12
+	KindFuncProto Kind = 13
+	KindVar       Kind = 14
+	KindDatasec   Kind = 15
+	KindFloat     Kind = 16
+	KindDeclTag   Kind = 17
+	KindTypeTag   Kind = 18
+	KindEnum64    Kind = 19
+
+	// MaxKind is the highest kind this package understands.
+	MaxKind = KindEnum64
+)
+
+var kindNames = [...]string{
+	KindUnknown:   "UNKNOWN",
+	KindInt:       "INT",
+	KindPtr:       "PTR",
+	KindArray:     "ARRAY",
+	KindStruct:    "STRUCT",
+	KindUnion:     "UNION",
+	KindEnum:      "ENUM",
+	KindFwd:       "FWD",
+	KindTypedef:   "TYPEDEF",
+	KindVolatile:  "VOLATILE",
+	KindConst:     "CONST",
+	KindRestrict:  "RESTRICT",
+	KindFunc:      "FUNC",
+	KindFuncProto: "FUNC_PROTO",
+	KindVar:       "VAR",
+	KindDatasec:   "DATASEC",
+	KindFloat:     "FLOAT",
+	KindDeclTag:   "DECL_TAG",
+	KindTypeTag:   "TYPE_TAG",
+	KindEnum64:    "ENUM64",
+}
+
+// String returns the kind's name as bpftool prints it ("STRUCT", "FUNC_PROTO").
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("KIND(%d)", uint8(k))
+}
+
+// The layout of the info word: vlen in bits 0-15, kind in bits 24-28, kind_flag
+// in bit 31. The other bits must be zero.
+const (
+	infoVlenMask  = 0xffff
+	infoKindShift = 24
+	infoKindMask  = 0x1f
+	infoFlagBit   = 1 << 31
+
+	// MaxVlen is the largest vlen the info word can hold.
+	MaxVlen = infoVlenMask
+)
+
+// Info packs a kind, a kind_flag and a vlen into an info word. vlen is
+// truncated to 16 bits; callers that can exceed [MaxVlen] must check first.
+func Info(k Kind, kindFlag bool, vlen int) uint32 {
+	w := uint32(k)<<infoKindShift | uint32(vlen)&infoVlenMask
+	if kindFlag {
+		w |= infoFlagBit
+	}
+	return w
+}
+
+// InfoKind extracts the kind from an info word.
+func InfoKind(info uint32) Kind { return Kind(info >> infoKindShift & infoKindMask) }
+
+// InfoVlen extracts vlen from an info word.
+func InfoVlen(info uint32) int { return int(info & infoVlenMask) }
+
+// InfoKindFlag extracts kind_flag from an info word.
+func InfoKindFlag(info uint32) bool { return info&infoFlagBit != 0 }
+
+// headerWords is the size of the common btf_type header in 32-bit words.
+const headerWords = 3
+
+// trailingWords returns how many 32-bit words follow the btf_type header of a
+// type with the given kind and vlen, and false for an unknown kind.
+func trailingWords(k Kind, vlen int) (int, bool) {
+	switch k {
+	case KindInt, KindVar, KindDeclTag:
+		return 1, true
+	case KindPtr, KindFwd, KindTypedef, KindVolatile, KindConst, KindRestrict,
+		KindFunc, KindFloat, KindTypeTag:
+		return 0, true
+	case KindArray:
+		return 3, true
+	case KindStruct, KindUnion, KindDatasec, KindEnum64:
+		return 3 * vlen, true
+	case KindEnum, KindFuncProto:
+		return 2 * vlen, true
+	}
+	return 0, false
+}
+
+// INT encoding bits (bits 24-27 of an INT's trailing word).
+const (
+	IntSigned = 1 << 0
+	IntChar   = 1 << 1
+	IntBool   = 1 << 2
+)
+
+// Linkage values of FUNC (stored in vlen) and VAR (stored in its trailing word).
+const (
+	LinkageStatic = 0
+	LinkageGlobal = 1
+	LinkageExtern = 2
+)

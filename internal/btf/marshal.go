@@ -1,0 +1,206 @@
+package btf
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// Magic is the BTF magic number, 0xeB9F, read in the blob's byte order.
+const Magic = 0xeb9f
+
+// Version is the only BTF version.
+const Version = 1
+
+// HeaderLen is the length of the header this package writes.
+const HeaderLen = 24
+
+// Header is the BTF header (struct btf_header). Offsets are relative to the
+// end of the header.
+type Header struct {
+	Magic   uint16
+	Version uint8
+	Flags   uint8
+	HdrLen  uint32
+	TypeOff uint32
+	TypeLen uint32
+	StrOff  uint32
+	StrLen  uint32
+}
+
+// FormatError reports malformed BTF bytes. Offset is the byte offset in the
+// blob (header included) where decoding failed.
+type FormatError struct {
+	Offset int
+	Msg    string
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("btf: offset %#x: %s", e.Offset, e.Msg)
+}
+
+func formatErr(off int, format string, args ...any) error {
+	return &FormatError{Offset: off, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ErrNotBTF is wrapped by the error Parse returns when the magic is wrong.
+var ErrNotBTF = errors.New("not BTF (bad magic)")
+
+// ParseHeader decodes the header at the start of data and returns it with
+// the byte order the magic revealed. It checks what the kernel checks of the
+// header itself: magic, version, flags, hdr_len (at least 24, and any bytes
+// beyond the known fields zero), and that both sections lie inside data, are
+// 4-byte aligned where required and do not overlap.
+func ParseHeader(data []byte) (Header, binary.ByteOrder, error) {
+	var h Header
+	if len(data) < 8 {
+		return h, nil, formatErr(0, "blob of %d bytes is too short for a header", len(data))
+	}
+	var order binary.ByteOrder
+	switch {
+	case binary.LittleEndian.Uint16(data) == Magic:
+		order = binary.LittleEndian
+	case binary.BigEndian.Uint16(data) == Magic:
+		order = binary.BigEndian
+	default:
+		return h, nil, &FormatError{Offset: 0, Msg: fmt.Sprintf("%v: %#04x", ErrNotBTF, binary.LittleEndian.Uint16(data))}
+	}
+	h.Magic = Magic
+	h.Version = data[2]
+	h.Flags = data[3]
+	h.HdrLen = order.Uint32(data[4:])
+	if h.Version != Version {
+		return h, nil, formatErr(2, "unsupported version %d", h.Version)
+	}
+	if h.Flags != 0 {
+		return h, nil, formatErr(3, "unsupported flags %#x", h.Flags)
+	}
+	if h.HdrLen < HeaderLen {
+		return h, nil, formatErr(4, "hdr_len %d is shorter than %d", h.HdrLen, HeaderLen)
+	}
+	if uint64(h.HdrLen) > uint64(len(data)) {
+		return h, nil, formatErr(4, "hdr_len %d exceeds blob size %d", h.HdrLen, len(data))
+	}
+	for i := HeaderLen; i < int(h.HdrLen); i++ {
+		if data[i] != 0 {
+			return h, nil, formatErr(i, "unknown non-zero header byte")
+		}
+	}
+	h.TypeOff = order.Uint32(data[8:])
+	h.TypeLen = order.Uint32(data[12:])
+	h.StrOff = order.Uint32(data[16:])
+	h.StrLen = order.Uint32(data[20:])
+
+	body := uint64(len(data)) - uint64(h.HdrLen)
+	if uint64(h.TypeOff)+uint64(h.TypeLen) > body {
+		return h, nil, formatErr(8, "type section [%d, +%d) exceeds data of %d bytes", h.TypeOff, h.TypeLen, body)
+	}
+	if uint64(h.StrOff)+uint64(h.StrLen) > body {
+		return h, nil, formatErr(16, "string section [%d, +%d) exceeds data of %d bytes", h.StrOff, h.StrLen, body)
+	}
+	if h.TypeOff%4 != 0 {
+		return h, nil, formatErr(8, "type section offset %d is not 4-byte aligned", h.TypeOff)
+	}
+	if h.TypeLen%4 != 0 {
+		return h, nil, formatErr(12, "type section length %d is not a multiple of 4", h.TypeLen)
+	}
+	if h.TypeOff < h.StrOff && uint64(h.TypeOff)+uint64(h.TypeLen) > uint64(h.StrOff) ||
+		h.StrOff < h.TypeOff && uint64(h.StrOff)+uint64(h.StrLen) > uint64(h.TypeOff) ||
+		h.StrOff == h.TypeOff && h.StrLen != 0 && h.TypeLen != 0 {
+		return h, nil, formatErr(8, "type and string sections overlap")
+	}
+	return h, order, nil
+}
+
+// Parse decodes a BTF blob. With a non-nil base the blob is split BTF whose
+// IDs and string offsets continue the base's. Parse checks the framing
+// (header, section bounds, known kinds, trailing data within the section) so
+// that every accessor is safe on the result; it does not apply the kernel's
+// semantic rules, which [Spec.Validate] does. The returned Spec does not
+// alias data.
+func Parse(data []byte, base *Spec) (*Spec, error) {
+	h, order, err := ParseHeader(data)
+	if err != nil {
+		return nil, err
+	}
+	body := data[h.HdrLen:]
+	tsec := body[h.TypeOff : h.TypeOff+h.TypeLen]
+	ssec := body[h.StrOff : h.StrOff+h.StrLen]
+	typeStart := int(h.HdrLen + h.TypeOff)
+
+	s := &Spec{base: base, firstID: 1, order: order, hdrLen: h.HdrLen}
+	var baseStrs *StringTable
+	if base != nil {
+		s.firstID = base.TypeCount() + 1
+		baseStrs = base.strs
+	}
+	s.strs = newStringTableFrom(baseStrs, append([]byte(nil), ssec...))
+
+	n := len(tsec) / 4
+	s.words = make([]uint32, n)
+	if order == binary.LittleEndian {
+		for i := range s.words {
+			s.words[i] = binary.LittleEndian.Uint32(tsec[4*i:])
+		}
+	} else {
+		for i := range s.words {
+			s.words[i] = binary.BigEndian.Uint32(tsec[4*i:])
+		}
+	}
+	// A type takes at least 3 words; size the index for the common average
+	// of about 10 words per type and let append grow it when needed.
+	s.offs = make([]uint32, 0, n/8+1)
+	for i := 0; i < n; {
+		if n-i < headerWords {
+			return nil, formatErr(typeStart+4*i, "type %d: truncated header (%d of 12 bytes)", s.firstID+TypeID(len(s.offs)), 4*(n-i))
+		}
+		info := s.words[i+1]
+		k := InfoKind(info)
+		tw, ok := trailingWords(k, InfoVlen(info))
+		if !ok || k == KindUnknown {
+			return nil, formatErr(typeStart+4*i+4, "type %d: unknown kind %d", s.firstID+TypeID(len(s.offs)), k)
+		}
+		if n-i-headerWords < tw {
+			return nil, formatErr(typeStart+4*i, "type %d (%s): vlen %d needs %d bytes, %d left in the type section",
+				s.firstID+TypeID(len(s.offs)), k, InfoVlen(info), 4*(headerWords+tw), 4*(n-i))
+		}
+		s.offs = append(s.offs, uint32(i))
+		i += headerWords + tw
+	}
+	return s, nil
+}
+
+// Marshal encodes the Spec's own types and strings as a BTF blob with a
+// header of HeaderLen() bytes (24 unless the Spec was decoded from a blob with
+// a longer one), the type section first and the string section right after
+// it, in the given byte order. For a split Spec the blob holds only the split
+// part, as split BTF files do.
+func (s *Spec) Marshal(order binary.ByteOrder) []byte {
+	strs := s.strs.Bytes()
+	typeLen := 4 * len(s.words)
+	hl := int(s.hdrLen)
+	if hl < HeaderLen {
+		hl = HeaderLen
+	}
+	out := make([]byte, hl+typeLen+len(strs))
+	order.PutUint16(out[0:], Magic)
+	out[2] = Version
+	out[3] = 0
+	order.PutUint32(out[4:], uint32(hl))
+	order.PutUint32(out[8:], 0)
+	order.PutUint32(out[12:], uint32(typeLen))
+	order.PutUint32(out[16:], uint32(typeLen))
+	order.PutUint32(out[20:], uint32(len(strs)))
+	tsec := out[hl : hl+typeLen]
+	if order == binary.LittleEndian {
+		for i, w := range s.words {
+			binary.LittleEndian.PutUint32(tsec[4*i:], w)
+		}
+	} else {
+		for i, w := range s.words {
+			binary.BigEndian.PutUint32(tsec[4*i:], w)
+		}
+	}
+	copy(out[hl+typeLen:], strs)
+	return out
+}

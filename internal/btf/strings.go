@@ -1,0 +1,220 @@
+package btf
+
+import (
+	"bytes"
+	"hash/maphash"
+	"unsafe"
+)
+
+// StringTable is a BTF string section: NUL-terminated strings addressed by
+// byte offset. Add interns: each distinct string gets one offset, assigned in
+// order of first addition, so the bytes written never depend on hashing.
+//
+// A base table starts with the empty string at offset 0. A split table (one
+// with a base) continues the base's offset space: its first byte has offset
+// base.Len(), and strings already present in the base are answered with the
+// base's offset rather than added again, as libbpf does.
+//
+// Invariant: bytes once written are never modified; the slice only grows.
+// That is what allows [StringTable.Lookup] to return strings that alias the
+// table's storage without copying.
+type StringTable struct {
+	base  *StringTable
+	start uint32 // offset of data[0] in the combined offset space
+	data  []byte
+
+	// slots is an open-addressing hash set of string start positions
+	// (local offset + 1; 0 marks an empty slot). It is built lazily over
+	// decoded tables, the first time Add or Find needs it.
+	slots   []uint32
+	used    int
+	indexed int // data[:indexed] has been entered into slots
+}
+
+var strSeed = maphash.MakeSeed()
+
+// NewStringTable returns an empty table: for a base table, one holding only
+// the empty string at offset 0; for a split table, one with no bytes whose
+// offsets start at base.Len().
+func NewStringTable(base *StringTable) *StringTable {
+	st := &StringTable{base: base}
+	if base == nil {
+		st.data = []byte{0}
+	} else {
+		st.start = base.Len()
+	}
+	return st
+}
+
+// newStringTableFrom wraps decoded string-section bytes. The bytes are used as
+// they are (duplicates included), so re-encoding reproduces them exactly.
+func newStringTableFrom(base *StringTable, data []byte) *StringTable {
+	st := &StringTable{base: base, data: data}
+	if base != nil {
+		st.start = base.Len()
+	}
+	return st
+}
+
+// Base returns the base table, or nil.
+func (st *StringTable) Base() *StringTable { return st.base }
+
+// Start returns the offset of this table's first byte (0 for a base table).
+func (st *StringTable) Start() uint32 { return st.start }
+
+// Len returns the end of this table's offset space: the base's bytes plus
+// this table's own.
+func (st *StringTable) Len() uint32 { return st.start + uint32(len(st.data)) }
+
+// Bytes returns this table's own bytes, as they are encoded in a string
+// section. The caller must not modify them.
+func (st *StringTable) Bytes() []byte { return st.data }
+
+// Lookup returns the string at offset off, and false if off is out of range
+// or the string is not NUL-terminated. The result aliases the table.
+func (st *StringTable) Lookup(off uint32) (string, bool) {
+	if off < st.start {
+		if st.base == nil {
+			return "", false
+		}
+		return st.base.Lookup(off)
+	}
+	local := off - st.start
+	if local >= uint32(len(st.data)) {
+		return "", false
+	}
+	rest := st.data[local:]
+	n := bytes.IndexByte(rest, 0)
+	if n < 0 {
+		return "", false
+	}
+	if n == 0 {
+		return "", true
+	}
+	return unsafe.String(&rest[0], n), true
+}
+
+// String returns the string at offset off, or "" when off is invalid.
+func (st *StringTable) String(off uint32) string {
+	s, _ := st.Lookup(off)
+	return s
+}
+
+// Find returns the offset of s if the table (or its base) holds it as a whole
+// string. Strings that only occur as the suffix of another are not found.
+func (st *StringTable) Find(s string) (uint32, bool) {
+	if st.base != nil {
+		if off, ok := st.base.Find(s); ok {
+			return off, true
+		}
+	} else if s == "" {
+		return 0, true
+	}
+	st.index()
+	h := maphash.String(strSeed, s)
+	for i := h & uint64(len(st.slots)-1); ; i = (i + 1) & uint64(len(st.slots)-1) {
+		slot := st.slots[i]
+		if slot == 0 {
+			return 0, false
+		}
+		if st.equalAt(slot-1, s) {
+			return st.start + slot - 1, true
+		}
+	}
+}
+
+// Add interns s and returns its offset. s must not contain a NUL byte.
+func (st *StringTable) Add(s string) uint32 {
+	if off, ok := st.Find(s); ok {
+		return off
+	}
+	local := uint32(len(st.data))
+	st.data = append(st.data, s...)
+	st.data = append(st.data, 0)
+	st.insert(local, maphash.String(strSeed, s))
+	st.indexed = len(st.data)
+	return st.start + local
+}
+
+// AddBytes interns the string held in b (without its NUL terminator).
+func (st *StringTable) AddBytes(b []byte) uint32 {
+	if len(b) == 0 {
+		return st.Add("")
+	}
+	return st.Add(unsafe.String(&b[0], len(b)))
+}
+
+// equalAt reports whether the NUL-terminated string at local offset pos is s.
+func (st *StringTable) equalAt(pos uint32, s string) bool {
+	end := int(pos) + len(s)
+	return end < len(st.data) && st.data[end] == 0 && string(st.data[pos:end]) == s
+}
+
+// index enters every string start not yet indexed into the hash set. A string
+// start is position 0 and every position after a NUL.
+func (st *StringTable) index() {
+	if st.slots == nil {
+		st.slots = make([]uint32, 64)
+	}
+	for pos := st.indexed; pos < len(st.data); {
+		n := bytes.IndexByte(st.data[pos:], 0)
+		if n < 0 {
+			break // unterminated tail: not a string
+		}
+		s := unsafe.String(unsafe.SliceData(st.data[pos:]), n)
+		if n > 0 || (st.base == nil && pos == 0) {
+			if _, ok := st.findLocal(s); !ok {
+				st.insert(uint32(pos), maphash.String(strSeed, s))
+			}
+		}
+		pos += n + 1
+	}
+	st.indexed = len(st.data)
+}
+
+func (st *StringTable) findLocal(s string) (uint32, bool) {
+	h := maphash.String(strSeed, s)
+	for i := h & uint64(len(st.slots)-1); ; i = (i + 1) & uint64(len(st.slots)-1) {
+		slot := st.slots[i]
+		if slot == 0 {
+			return 0, false
+		}
+		if st.equalAt(slot-1, s) {
+			return slot - 1, true
+		}
+	}
+}
+
+// insert adds local offset pos, whose string hashes to h, growing the set to
+// keep its load factor at or below one half.
+func (st *StringTable) insert(pos uint32, h uint64) {
+	if (st.used+1)*2 > len(st.slots) {
+		st.grow()
+	}
+	mask := uint64(len(st.slots) - 1)
+	i := h & mask
+	for st.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	st.slots[i] = pos + 1
+	st.used++
+}
+
+func (st *StringTable) grow() {
+	old := st.slots
+	st.slots = make([]uint32, 2*len(old))
+	mask := uint64(len(st.slots) - 1)
+	for _, slot := range old {
+		if slot == 0 {
+			continue
+		}
+		pos := slot - 1
+		n := bytes.IndexByte(st.data[pos:], 0)
+		h := maphash.String(strSeed, unsafe.String(unsafe.SliceData(st.data[pos:]), n))
+		i := h & mask
+		for st.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		st.slots[i] = slot
+	}
+}
