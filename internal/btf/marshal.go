@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"unsafe"
 )
 
 // Magic is the BTF magic number, 0xeB9F, read in the blob's byte order.
@@ -138,15 +139,7 @@ func Parse(data []byte, base *Spec) (*Spec, error) {
 
 	n := len(tsec) / 4
 	s.words = make([]uint32, n)
-	if order == binary.LittleEndian {
-		for i := range s.words {
-			s.words[i] = binary.LittleEndian.Uint32(tsec[4*i:])
-		}
-	} else {
-		for i := range s.words {
-			s.words[i] = binary.BigEndian.Uint32(tsec[4*i:])
-		}
-	}
+	decodeWords(s.words, tsec, order)
 	// A type takes at least 3 words; size the index for the common average
 	// of about 10 words per type and let append grow it when needed.
 	s.offs = make([]uint32, 0, n/8+1)
@@ -191,16 +184,47 @@ func (s *Spec) Marshal(order binary.ByteOrder) []byte {
 	order.PutUint32(out[12:], uint32(typeLen))
 	order.PutUint32(out[16:], uint32(typeLen))
 	order.PutUint32(out[20:], uint32(len(strs)))
-	tsec := out[hl : hl+typeLen]
-	if order == binary.LittleEndian {
-		for i, w := range s.words {
-			binary.LittleEndian.PutUint32(tsec[4*i:], w)
-		}
-	} else {
-		for i, w := range s.words {
-			binary.BigEndian.PutUint32(tsec[4*i:], w)
-		}
-	}
+	encodeWords(out[hl:hl+typeLen], s.words, order)
 	copy(out[hl+typeLen:], strs)
 	return out
+}
+
+// hostOrder is the byte order of the machine gobtf runs on.
+var hostOrder binary.ByteOrder = binary.BigEndian
+
+func init() {
+	if binary.NativeEndian.Uint16([]byte{1, 0}) == 1 {
+		hostOrder = binary.LittleEndian
+	}
+}
+
+// wordBytes views a word slice as its bytes in host order.
+func wordBytes(w []uint32) []byte {
+	if len(w) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), 4*len(w))
+}
+
+// decodeWords fills dst from src (4*len(dst) bytes in the given order): a
+// plain copy when the order is the host's, a byte swap otherwise.
+func decodeWords(dst []uint32, src []byte, order binary.ByteOrder) {
+	if order == hostOrder {
+		copy(wordBytes(dst), src)
+		return
+	}
+	for i := range dst {
+		dst[i] = order.Uint32(src[4*i:])
+	}
+}
+
+// encodeWords is the inverse of decodeWords.
+func encodeWords(dst []byte, src []uint32, order binary.ByteOrder) {
+	if order == hostOrder {
+		copy(dst, wordBytes(src))
+		return
+	}
+	for i, w := range src {
+		order.PutUint32(dst[4*i:], w)
+	}
 }

@@ -156,3 +156,15 @@ func RequireRoot(t testing.TB) {
 		t.Skip("skipping: loading BTF into the kernel needs root")
 	}
 }
+
+// SeedFiles returns the files under the shared folder matching pattern (a
+// filepath.Glob pattern relative to shared/), or none when the folder is
+// absent. Fuzz targets use it to seed their corpus without skipping.
+func SeedFiles(pattern string) []string {
+	dir := os.Getenv("GOBTF_SHARED")
+	if dir == "" {
+		dir = filepath.Join(RepoRoot(), "..", "shared")
+	}
+	m, _ := filepath.Glob(filepath.Join(dir, pattern))
+	return m
+}

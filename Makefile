@@ -1,0 +1,43 @@
+# gobtf: see README.md. Every target runs from a fresh clone; tests that need
+# ../shared (real kernel files and reference BTF) skip when it is absent.
+GO       ?= go
+BIN      ?= bin
+FUZZTIME ?= 30s
+PKGS     := ./...
+
+.PHONY: all build test test-short bench fuzz lint clean
+
+all: build
+
+build:
+	$(GO) build -trimpath -o $(BIN)/gobtf ./cmd/gobtf
+
+# The whole test suite, including the tests on the real vmlinux.
+test: lint
+	$(GO) test -count=1 -timeout 40m $(PKGS)
+
+# The quick subset: skips the tests on whole kernels.
+test-short:
+	$(GO) test -short $(PKGS)
+
+# Go benchmarks (with allocation counts); the side-by-side comparisons with
+# pahole and libbpf live in scripts/bench.sh once the encoder is complete.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m $(PKGS)
+
+# Runs every native fuzz target for FUZZTIME each.
+fuzz:
+	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
+	  for fz in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$fz ($(FUZZTIME))"; \
+	    $(GO) test -run '^$$' -fuzz "^$$fz$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+clean:
+	rm -rf $(BIN)
