@@ -1,0 +1,94 @@
+package btf
+
+import (
+	"runtime"
+	"sync"
+)
+
+// Concat joins standalone Specs (typically one per compilation unit) into one
+// standalone Spec, in order: the types of parts[0] keep their IDs, those of
+// parts[1] follow, and so on.
+//
+// Every non-void type ID of part k is shifted by the number of types in the
+// parts before it, and every non-zero string offset by the number of string
+// bytes before it, because each part's string bytes (less its leading empty
+// string) are appended as they are. Strings are therefore not interned across
+// parts: the same name may appear once per part. Deduplication's string pass
+// removes those copies later; doing it here would hash every string twice.
+//
+// The result does not depend on how many goroutines do the copying: each
+// part's slice of the output is fixed before any copying starts.
+func Concat(parts []*Spec) *Spec {
+	type layout struct{ typ, word, str uint32 }
+	at := make([]layout, len(parts)+1)
+	strs := 1 // the shared leading empty string
+	for i, p := range parts {
+		if p.base != nil {
+			panic("btf: Concat of a split Spec")
+		}
+		at[i+1] = layout{
+			typ:  at[i].typ + uint32(len(p.offs)),
+			word: at[i].word + uint32(len(p.words)),
+			str:  at[i].str + uint32(max(len(p.strs.data)-1, 0)),
+		}
+	}
+	strs += int(at[len(parts)].str)
+
+	out := NewSpec(nil)
+	out.words = make([]uint32, at[len(parts)].word)
+	out.offs = make([]uint32, at[len(parts)].typ)
+	data := make([]byte, strs)
+
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(parts)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				p, l := parts[i], at[i]
+				copyShifted(out.words[l.word:at[i+1].word], out.offs[l.typ:at[i+1].typ], p, l.typ, l.word, l.str)
+				if len(p.strs.data) > 1 {
+					copy(data[1+l.str:], p.strs.data[1:])
+				}
+			}
+		}()
+	}
+	for i := range parts {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	out.strs = newStringTableFrom(nil, data)
+	return out
+}
+
+// copyShifted copies p's types into words and their start indexes into offs,
+// adding idShift to every non-void type ID, wordShift to every start index and
+// strShift to every non-zero string offset.
+func copyShifted(words, offs []uint32, p *Spec, idShift, wordShift, strShift uint32) {
+	copy(words, p.words)
+	for i, o := range p.offs {
+		offs[i] = o + wordShift
+	}
+	shiftID := func(w *uint32) {
+		if *w != 0 {
+			*w += idShift
+		}
+	}
+	shiftStr := func(w *uint32) {
+		if *w != 0 {
+			*w += strShift
+		}
+	}
+	for i := range p.offs {
+		start := p.offs[i]
+		end := uint32(len(p.words))
+		if i+1 < len(p.offs) {
+			end = p.offs[i+1]
+		}
+		t := Type(words[start:end:end])
+		t.ForEachTypeRef(shiftID)
+		t.ForEachStrRef(shiftStr)
+	}
+}

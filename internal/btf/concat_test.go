@@ -1,0 +1,64 @@
+package btf_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/gobtf/gobtf/internal/btf"
+)
+
+// render describes a type with its references resolved to names, so that
+// types can be compared across Specs whose IDs and offsets differ.
+func render(s *btf.Spec, id btf.TypeID) string {
+	t := s.Type(id)
+	var b bytes.Buffer
+	b.WriteString(t.Kind().String() + " " + s.Name(t))
+	t = append(btf.Type(nil), t...) // work on a copy
+	t.ForEachStrRef(func(p *uint32) { b.WriteString(" '" + s.Strings().String(*p) + "'") })
+	t.ForEachTypeRef(func(p *uint32) {
+		if *p == 0 {
+			b.WriteString(" ->void")
+		} else {
+			b.WriteString(" ->" + s.Type(*p).Kind().String() + ":" + s.Name(s.Type(*p)))
+		}
+	})
+	return b.String()
+}
+
+func TestConcat(t *testing.T) {
+	a := btf.NewSpec(nil)
+	ai := a.AddInt("int", 4, btf.IntSigned, 32)
+	a.AddStruct(false, "pair", 8, []btf.MemberSpec{{Name: "x", Type: ai}, {Name: "y", Type: ai, BitOffset: 32}})
+	a.AddRef(btf.KindPtr, "", 0)
+
+	b := btf.NewSpec(nil)
+	bc := b.AddInt("char", 1, btf.IntSigned, 8)
+	bs := b.AddStruct(false, "pair", 2, []btf.MemberSpec{{Name: "x", Type: bc}, {Name: "", Type: bc, BitOffset: 8}})
+	b.AddFuncProto(bs, []btf.ParamSpec{{Name: "p", Type: bs}, {}})
+
+	empty := btf.NewSpec(nil)
+	out := btf.Concat([]*btf.Spec{a, empty, b})
+	if got, want := out.NumTypes(), a.NumTypes()+b.NumTypes(); got != want {
+		t.Fatalf("%d types, want %d", got, want)
+	}
+	var want, got []string
+	for id := btf.TypeID(1); id <= a.TypeCount(); id++ {
+		want = append(want, render(a, id))
+	}
+	for id := btf.TypeID(1); id <= b.TypeCount(); id++ {
+		want = append(want, render(b, id))
+	}
+	for id := btf.TypeID(1); id <= out.TypeCount(); id++ {
+		got = append(got, render(out, id))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("type %d: got %q, want %q", i+1, got[i], want[i])
+		}
+	}
+	// A single part comes back byte for byte.
+	one := btf.Concat([]*btf.Spec{b})
+	if !bytes.Equal(one.Marshal(one.ByteOrder()), b.Marshal(b.ByteOrder())) {
+		t.Error("Concat of one part is not identical to it")
+	}
+}
