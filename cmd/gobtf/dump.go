@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/elfio"
+)
+
+func init() { subcommands = append(subcommands, newDumpCmd) }
+
+// newDumpCmd builds "gobtf dump", which prints BTF like
+// "bpftool [-B BASE] btf dump file FILE".
+func newDumpCmd() *cobra.Command {
+	var base string
+	cmd := &cobra.Command{
+		Use:   "dump [--base FILE] FILE",
+		Short: "Print every BTF type, in the format of bpftool btf dump file",
+		Long: `dump prints every type of the BTF in FILE (raw BTF, or an ELF file with a .BTF
+section), one per line with its members, values or parameters on indented
+lines below it, byte for byte as "bpftool btf dump file FILE" does.
+
+With --base, FILE is split BTF on top of the base BTF in that file (raw or
+ELF), as for kernel modules; only FILE's own types are printed, as with
+"bpftool -B BASE btf dump file FILE".`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runDump(cmd, base, args[0])
+		},
+	}
+	cmd.Flags().StringVarP(&base, "base", "B", "", "read FILE as split BTF on top of the base BTF in `BASE` (raw or ELF)")
+	return cmd
+}
+
+// runDump loads the (base and) BTF file and writes its dump to the command's
+// output.
+func runDump(cmd *cobra.Command, basePath, path string) error {
+	var base *btf.Spec
+	if basePath != "" {
+		var err error
+		if base, err = loadDumpSpec(basePath, nil); err != nil {
+			return err
+		}
+	}
+	spec, err := loadDumpSpec(path, base)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
+	if err := spec.Dump(w); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("btf: writing dump: %w", err)
+	}
+	return nil
+}
+
+// loadDumpSpec reads and decodes the BTF of a raw BTF or ELF file. Every error
+// names the file.
+func loadDumpSpec(path string, base *btf.Spec) (*btf.Spec, error) {
+	data, err := elfio.ReadBTF(path)
+	if err != nil {
+		return nil, err // ReadBTF's errors already name the file.
+	}
+	spec, err := btf.Parse(data, base)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return spec, nil
+}
