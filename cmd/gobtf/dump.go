@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -25,7 +26,8 @@ lines below it, byte for byte as "bpftool btf dump file FILE" does.
 
 With --base, FILE is split BTF on top of the base BTF in that file (raw or
 ELF), as for kernel modules; only FILE's own types are printed, as with
-"bpftool -B BASE btf dump file FILE".`,
+"bpftool -B BASE btf dump file FILE". A module's file under /sys/kernel/btf
+is read on /sys/kernel/btf/vmlinux unless --base is given.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDump(cmd, base, args[0])
@@ -35,9 +37,19 @@ ELF), as for kernel modules; only FILE's own types are printed, as with
 	return cmd
 }
 
+// The running kernel's BTF: the vmlinux's, and one split file per module.
+const (
+	sysfsBTFDir     = "/sys/kernel/btf/"
+	sysfsVmlinuxBTF = sysfsBTFDir + "vmlinux"
+)
+
 // runDump loads the (base and) BTF file and writes its dump to the command's
-// output.
+// output. Like bpftool, it reads a module's file under /sys/kernel/btf on the
+// running kernel's vmlinux BTF when no base is given.
 func runDump(cmd *cobra.Command, basePath, path string) error {
+	if basePath == "" && strings.HasPrefix(path, sysfsBTFDir) && path != sysfsVmlinuxBTF {
+		basePath = sysfsVmlinuxBTF
+	}
 	var base *btf.Spec
 	if basePath != "" {
 		var err error

@@ -205,3 +205,31 @@ func TestDumpCommandKernelELF(t *testing.T) {
 		})
 	}
 }
+
+// TestDumpCommandSysfs dumps the running kernel's BTF, and a few of its
+// modules' without --base (gobtf, like bpftool, bases them on the sysfs
+// vmlinux), and compares with bpftool.
+func TestDumpCommandSysfs(t *testing.T) {
+	if _, err := os.Stat(sysfsVmlinuxBTF); err != nil {
+		t.Skipf("skipping: the running kernel exposes no BTF (%v)", err)
+	}
+	files := []string{sysfsVmlinuxBTF}
+	mods, _ := filepath.Glob(sysfsBTFDir + "*")
+	for _, m := range mods {
+		if m != sysfsVmlinuxBTF && len(files) < 4 {
+			files = append(files, m)
+		}
+	}
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			want := bpftoolDump(t, path, "")
+			out, code, err := runGobtfDump("dump", path)
+			if code != 0 {
+				t.Fatalf("exit status %d: %v", code, err)
+			}
+			if out != want {
+				t.Errorf("output differs from bpftool's (%d bytes, want %d)", len(out), len(want))
+			}
+		})
+	}
+}
