@@ -2,6 +2,7 @@ package btf_test
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"testing"
 
@@ -10,7 +11,7 @@ import (
 )
 
 // FuzzParse feeds arbitrary bytes to the decoder. Whatever it accepts must
-// survive every accessor, validation and a dump without panicking, and must
+// survive every accessor and a dump without panicking, and must
 // re-encode to bytes that decode to the same types.
 func FuzzParse(f *testing.F) {
 	s := btf.NewSpec(nil)
@@ -35,6 +36,9 @@ func FuzzParse(f *testing.F) {
 			typ := sp.Type(id)
 			typ.ForEachTypeRef(func(p *uint32) { _ = sp.Type(*p) })
 			typ.ForEachStrRef(func(p *uint32) { _ = sp.Strings().String(*p) })
+		}
+		if err := sp.Dump(io.Discard); err != nil {
+			t.Fatalf("dump: %v", err)
 		}
 		out := sp.Marshal(sp.ByteOrder())
 		again, err := btf.Parse(out, nil)
