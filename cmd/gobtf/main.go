@@ -58,7 +58,12 @@ func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
-	opts := &encodeOptions{}
+	return newRootCmdWith(stdout, stderr, &encodeOptions{})
+}
+
+// newRootCmdWith builds the command tree around opts, which receives the
+// encoding flags (tests inspect it).
+func newRootCmdWith(stdout, stderr io.Writer, opts *encodeOptions) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "gobtf -J [flags] FILE",
 		Short: "Convert DWARF to deduplicated BTF, like pahole -J",
@@ -98,6 +103,7 @@ It accepts pahole's encoding flags.`,
 
 func main() {
 	root := newRootCmd(os.Stdout, os.Stderr)
+	root.SetArgs(normalizeArgs(os.Args[1:]))
 	err := root.Execute()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gobtf: %v\n", err)
