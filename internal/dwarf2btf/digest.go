@@ -1,0 +1,92 @@
+package dwarf2btf
+
+// DWARF tags the converter looks at (DWARF 5, section 7.5.3, and vendor tags).
+const (
+	tagArrayType         = 0x01
+	tagClassType         = 0x02
+	tagEnumerationType   = 0x04
+	tagFormalParameter   = 0x05
+	tagLexicalBlock      = 0x0b
+	tagMember            = 0x0d
+	tagPointerType       = 0x0f
+	tagReferenceType     = 0x10
+	tagCompileUnit       = 0x11
+	tagStringType        = 0x12
+	tagStructureType     = 0x13
+	tagSubroutineType    = 0x15
+	tagTypedef           = 0x16
+	tagUnionType         = 0x17
+	tagUnspecifiedParams = 0x18
+	tagInheritance       = 0x1c
+	tagPtrToMemberType   = 0x1f
+	tagSubrangeType      = 0x21
+	tagBaseType          = 0x24
+	tagConstType         = 0x26
+	tagEnumerator        = 0x28
+	tagSubprogram        = 0x2e
+	tagVariable          = 0x34
+	tagVolatileType      = 0x35
+	tagRestrictType      = 0x37
+	tagNamespace         = 0x39
+	tagUnspecifiedType   = 0x3b
+	tagPartialUnit       = 0x3c
+	tagRvalueRefType     = 0x42
+	tagAtomicType        = 0x47
+	tagTypeUnit          = 0x41
+	tagLLVMAnnotation    = 0x6000
+	tagGNUAnnotation     = 0x6001
+)
+
+// DWARF base type encodings (DW_ATE_*).
+const (
+	ateBoolean      = 0x02
+	ateComplexFloat = 0x03
+	ateFloat        = 0x04
+	ateSigned       = 0x05
+	ateSignedChar   = 0x06
+)
+
+// die is the digest of one DIE: its position in the tree and the attributes
+// the converter reads, decoded into fixed fields. One die is reused for every
+// DIE of a walk, so decoding allocates nothing; strings alias the decoder's
+// section data. A field's has* flag tells an absent attribute from a zero one.
+type die struct {
+	off      uint64 // offset of the DIE in .debug_info
+	tag      uint32
+	children bool
+
+	name string // DW_AT_name
+
+	typ    uint64 // DW_AT_type: offset of the referenced DIE in .debug_info
+	hasTyp bool
+
+	byteSize    uint64 // DW_AT_byte_size
+	hasByteSize bool
+	bitSize     uint64 // DW_AT_bit_size
+	encoding    uint64 // DW_AT_encoding
+
+	dataBitOffset    uint64 // DW_AT_data_bit_offset
+	hasDataBitOffset bool
+	memberLoc        uint64 // DW_AT_data_member_location (constant or DW_OP_plus_uconst)
+	hasMemberLoc     bool
+	bitOffset        uint64 // DW_AT_bit_offset (DWARF 2-4 bitfields, counted from the MSB)
+
+	upperBound    uint64 // DW_AT_upper_bound (constant forms only)
+	hasUpperBound bool
+	count         uint64 // DW_AT_count (constant forms only)
+	hasCount      bool
+
+	constValue    uint64 // DW_AT_const_value, integer forms (sdata sign-extended)
+	constString   string // DW_AT_const_value, string forms (annotations)
+	hasConstValue bool
+
+	declaration   bool   // DW_AT_declaration
+	specification uint64 // DW_AT_specification
+	external      bool   // DW_AT_external
+
+	language uint64 // DW_AT_language (unit DIEs)
+	producer string // DW_AT_producer (unit DIEs)
+}
+
+// reset clears d for the next DIE.
+func (d *die) reset() { *d = die{} }

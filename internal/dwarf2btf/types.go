@@ -1,0 +1,362 @@
+package dwarf2btf
+
+import (
+	"sort"
+
+	"github.com/gobtf/gobtf/internal/btf"
+)
+
+// Type conversion happens in two steps per compilation unit.
+//
+// During the walk, every type DIE becomes a typeRec, in DIE order, holding
+// what the BTF type needs with references still as DIE offsets (a type may
+// refer to a DIE that comes later). Members, enumerators and parameters are
+// children of their type's DIE, possibly interleaved with nested type
+// definitions (C++), so they are gathered on per-kind scratch stacks and moved
+// into flat side arrays when their parent's children end; that keeps each
+// type's members contiguous without a heap object per type.
+//
+// After the walk, emit numbers the records (IDs follow record order, skipping
+// records that stand for void or pass through to their target), resolves every
+// DIE offset to an ID by binary search over the record offsets (which are
+// increasing because records are made in DIE order) and writes the BTF words.
+// pahole numbers a CU's types in almost the same order; the exact order within
+// a CU does not matter after deduplication, only the structure does.
+
+// Record kinds beyond the BTF kinds.
+const (
+	recVoid    btf.Kind = 0xff // DW_TAG_unspecified_type: references become void
+	recSkip    btf.Kind = 0xfe // a modifier BTF cannot express (_Atomic): references see through it
+	recIgnored btf.Kind = 0xfd // a type pahole cannot encode either: references become void
+)
+
+// typeRec is one type DIE awaiting emission.
+type typeRec struct {
+	off    uint64 // the DIE's offset
+	ref    uint64 // DW_AT_type target offset (0: none, i.e. void)
+	name   uint32 // string offset in the CU's Spec
+	size   uint32
+	kind   btf.Kind
+	kflag  bool   // FWD: union; ENUM64: signed
+	enc    uint8  // INT encoding
+	first  uint32 // index of the first member/enumerator/parameter in its side array
+	n      uint32 // number of members/enumerators/parameters
+	nelems uint32 // ARRAY element count (product of all dimensions)
+	vararg bool   // FUNC_PROTO ends with "..."
+}
+
+// memberRec is one struct/union member with its raw location attributes;
+// the bit offset is computed at emission, when member type sizes are known.
+type memberRec struct {
+	name          uint32
+	ref           uint64
+	loc           uint64 // DW_AT_data_member_location, or DW_AT_data_bit_offset
+	bitOffset     uint64 // DW_AT_bit_offset (MSB-relative, DWARF 2-4)
+	byteSize      uint64 // DW_AT_byte_size of the member (storage unit)
+	bitSize       uint64 // DW_AT_bit_size
+	hasDataBitOff bool
+}
+
+// enumRec is one enumerator.
+type enumRec struct {
+	name uint32
+	val  uint64
+}
+
+// paramRec is one parameter of a subroutine type.
+type paramRec struct {
+	name uint32
+	ref  uint64
+}
+
+// declTagRec is a btf_decl_tag annotation on a struct, union or typedef (or
+// one of its members, by component index).
+type declTagRec struct {
+	target    uint64 // offset of the annotated type's DIE
+	component int32
+	value     uint32
+}
+
+// cuTypes accumulates one CU's type records.
+type cuTypes struct {
+	spec *btf.Spec // the CU's BTF, filled by emit
+	opts *Options
+
+	littleEndian bool
+	addrSize     uint32
+
+	recs     []typeRec
+	members  []memberRec
+	enums    []enumRec
+	params   []paramRec
+	declTags []declTagRec
+
+	// Scratch stacks for children of types whose DIE is still open.
+	memberStack []memberRec
+	enumStack   []enumRec
+	paramStack  []paramRec
+	tagStack    []int // record indexes of a pointer's TYPE_TAG children
+
+	hasArray bool
+	intRec   int // index of the first base type named "int", or -1
+	ids      []btf.TypeID
+}
+
+func newCUTypes(opts *Options, littleEndian bool, addrSize uint32) *cuTypes {
+	return &cuTypes{spec: btf.NewSpec(nil), opts: opts, littleEndian: littleEndian, addrSize: addrSize, intRec: -1}
+}
+
+// str interns a name, applying --kabi_prefix as pahole's attr_string does.
+func (c *cuTypes) str(s string) uint32 {
+	if p := c.opts.KabiPrefix; p != "" && len(s) >= len(p) && s[:len(p)] == p {
+		s = p
+	}
+	return c.spec.AddString(s)
+}
+
+// add appends a record for d and returns its index.
+func (c *cuTypes) add(d *die, k btf.Kind) int {
+	c.recs = append(c.recs, typeRec{off: d.off, ref: d.typ, kind: k})
+	return len(c.recs) - 1
+}
+
+// baseType records a DW_TAG_base_type by pahole's rules: signed (including
+// signed char) beats bool beats float; floats become FLOAT only with the
+// float feature, otherwise an INT without encoding; sizes that are not a
+// power of two up to 16 bytes (DWARF 5 _BitInt-like helper types) become a
+// placeholder INT so that the kernel accepts the result.
+func (c *cuTypes) baseType(d *die) {
+	i := c.add(d, btf.KindInt)
+	r := &c.recs[i]
+	name := d.name
+	size := d.byteSize
+	switch {
+	case d.encoding == ateSigned || d.encoding == ateSignedChar:
+		r.enc = btf.IntSigned
+	case d.encoding == ateBoolean:
+		r.enc = btf.IntBool
+	case (d.encoding == ateFloat || d.encoding == ateComplexFloat) && c.opts.Features.Float:
+		// pahole refuses complex floats here; a FLOAT of the full size is
+		// what the kernel can take, so gobtf keeps going with that.
+		r.kind = btf.KindFloat
+	}
+	if r.kind == btf.KindInt && (size == 0 || size&(size-1) != 0 || size > 16) {
+		name, size = "__SANITIZED_FAKE_INT__", 4
+	}
+	r.name = c.str(name)
+	r.size = uint32(size)
+	if name == "int" && c.intRec < 0 {
+		c.intRec = i
+	}
+}
+
+// enumType records an enumeration; its enumerators follow as children. A
+// declaration without size gets pahole's default of 4 bytes.
+func (c *cuTypes) enumType(d *die, signed bool) int {
+	i := c.add(d, btf.KindEnum)
+	r := &c.recs[i]
+	r.name = c.str(d.name)
+	r.size = uint32(d.byteSize)
+	if r.size == 0 {
+		r.size = 4
+	}
+	if r.size > 4 && c.opts.Features.Enum64 {
+		r.kind = btf.KindEnum64
+		r.kflag = signed
+	}
+	return i
+}
+
+// emit writes every record into the CU's Spec, then the "int" index type for
+// arrays if the CU has none, then the DECL_TAGs.
+func (c *cuTypes) emit() {
+	c.ids = make([]btf.TypeID, len(c.recs))
+	next := btf.TypeID(1)
+	for i := range c.recs {
+		if c.recs[i].kind <= btf.MaxKind {
+			c.ids[i] = next
+			next++
+		}
+	}
+	indexID := btf.TypeID(0)
+	if c.hasArray {
+		if c.intRec >= 0 {
+			indexID = c.ids[c.intRec]
+		} else {
+			indexID = next
+		}
+	}
+	s := c.spec
+	s.Reserve(int(next), 4*len(c.recs)+3*len(c.members)+2*len(c.enums)+2*len(c.params))
+	var w []uint32
+	for i := range c.recs {
+		r := &c.recs[i]
+		if r.kind > btf.MaxKind {
+			continue
+		}
+		w = w[:0]
+		switch r.kind {
+		case btf.KindInt:
+			w = append(w, r.name, btf.Info(btf.KindInt, false, 0), r.size, btf.IntWord(r.enc, 0, uint8(r.size*8)))
+		case btf.KindFloat:
+			w = append(w, r.name, btf.Info(btf.KindFloat, false, 0), r.size)
+		case btf.KindPtr, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypedef, btf.KindTypeTag:
+			w = append(w, r.name, btf.Info(r.kind, false, 0), c.resolve(r.ref))
+		case btf.KindFwd:
+			w = append(w, r.name, btf.Info(btf.KindFwd, r.kflag, 0), 0)
+		case btf.KindArray:
+			w = append(w, 0, btf.Info(btf.KindArray, false, 0), 0, c.resolve(r.ref), indexID, r.nelems)
+		case btf.KindStruct, btf.KindUnion:
+			w = c.appendStruct(w, r)
+		case btf.KindEnum, btf.KindEnum64:
+			w = c.appendEnum(w, r)
+		case btf.KindFuncProto:
+			n := int(r.n)
+			if r.vararg {
+				n++
+			}
+			w = append(w, 0, btf.Info(btf.KindFuncProto, false, n), c.resolve(r.ref))
+			for _, p := range c.params[r.first : r.first+r.n] {
+				w = append(w, p.name, c.resolve(p.ref))
+			}
+			if r.vararg {
+				w = append(w, 0, 0)
+			}
+		}
+		s.MustAppend(w...)
+	}
+	if c.hasArray && c.intRec < 0 {
+		s.AddInt("int", 4, btf.IntSigned, 32)
+	}
+	for _, t := range c.declTags {
+		s.MustAppend(t.value, btf.Info(btf.KindDeclTag, false, 0), c.resolve(t.target), uint32(t.component))
+	}
+}
+
+// appendStruct encodes a STRUCT or UNION. As libbpf's btf__add_field does,
+// kind_flag is set when any member is a bitfield or sits at an offset that is
+// not a whole byte, and every member's offset word then carries its bitfield
+// size in the top 8 bits.
+func (c *cuTypes) appendStruct(w []uint32, r *typeRec) []uint32 {
+	w = append(w, r.name, btf.Info(r.kind, false, int(r.n)), r.size)
+	kflag := false
+	for _, m := range c.members[r.first : r.first+r.n] {
+		off, bits := c.memberOffset(&m)
+		if bits != 0 || off%8 != 0 {
+			kflag = true
+		}
+		w = append(w, m.name, c.resolve(m.ref), off|bits<<24)
+	}
+	w[1] = btf.Info(r.kind, kflag, int(r.n))
+	return w
+}
+
+// memberOffset computes a member's BTF bit offset and bitfield size the way
+// pahole's loader does. DW_AT_data_bit_offset (DWARF 4+) is already what BTF
+// wants. The older DW_AT_bit_offset counts from the most significant bit of
+// the storage unit, so on little-endian targets it is turned around within
+// the unit's size (DW_AT_byte_size, or the size of the member's type).
+// pahole keeps the bitfield size in 8 bits and the within-unit offset in a
+// signed 8-bit field; the truncations are reproduced.
+func (c *cuTypes) memberOffset(m *memberRec) (off, bits uint32) {
+	bits = uint32(uint8(m.bitSize))
+	if m.hasDataBitOff {
+		return uint32(m.loc), bits
+	}
+	byteOff := uint32(m.loc)
+	if bits == 0 {
+		return byteOff * 8, 0
+	}
+	unit := m.byteSize
+	if unit == 0 {
+		unit = c.sizeOf(m.ref)
+	}
+	if unit == 0 {
+		return byteOff * 8, bits
+	}
+	within := int64(m.bitOffset)
+	if c.littleEndian {
+		within = int64(unit*8) - within - int64(bits)
+	}
+	return byteOff*8 + uint32(int32(int8(within))), bits
+}
+
+// sizeOf returns the byte size of the type at offset ref, looking through
+// typedefs and modifiers (0 if unknown).
+func (c *cuTypes) sizeOf(ref uint64) uint64 {
+	for hops := 0; ref != 0 && hops < 64; hops++ {
+		i, ok := c.find(ref)
+		if !ok {
+			return 0
+		}
+		r := &c.recs[i]
+		switch r.kind {
+		case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag, recSkip:
+			ref = r.ref
+		case btf.KindPtr:
+			return uint64(c.addrSize)
+		default:
+			return uint64(r.size)
+		}
+	}
+	return 0
+}
+
+// appendEnum encodes an ENUM or ENUM64. An ENUM's kind_flag (signed) follows
+// libbpf's btf__add_enum_value: it is set by any negative value; with the
+// enum64 feature off, values are first cut to 32 bits, as pahole does, so no
+// value is negative.
+func (c *cuTypes) appendEnum(w []uint32, r *typeRec) []uint32 {
+	vals := c.enums[r.first : r.first+r.n]
+	if r.kind == btf.KindEnum64 {
+		w = append(w, r.name, btf.Info(btf.KindEnum64, r.kflag, len(vals)), r.size)
+		for _, v := range vals {
+			w = append(w, v.name, uint32(v.val), uint32(v.val>>32))
+		}
+		return w
+	}
+	signed := false
+	w = append(w, r.name, 0, r.size)
+	for _, v := range vals {
+		val := int64(v.val)
+		if !c.opts.Features.Enum64 {
+			val = int64(uint32(v.val))
+		}
+		if val < 0 {
+			signed = true
+		}
+		w = append(w, v.name, uint32(val))
+	}
+	w[1] = btf.Info(btf.KindEnum, signed, len(vals))
+	return w
+}
+
+// find returns the index of the record made for the DIE at off.
+func (c *cuTypes) find(off uint64) (int, bool) {
+	i := sort.Search(len(c.recs), func(i int) bool { return c.recs[i].off >= off })
+	if i < len(c.recs) && c.recs[i].off == off {
+		return i, true
+	}
+	return 0, false
+}
+
+// resolve maps a DIE offset to the BTF ID of its record: 0 for none, for
+// references that leave the CU or hit no type (pahole leaves those void too),
+// and for unspecified types; pass-through records resolve to their target.
+func (c *cuTypes) resolve(off uint64) btf.TypeID {
+	for hops := 0; off != 0 && hops < 64; hops++ {
+		i, ok := c.find(off)
+		if !ok {
+			return 0
+		}
+		switch c.recs[i].kind {
+		case recVoid, recIgnored:
+			return 0
+		case recSkip:
+			off = c.recs[i].ref
+			continue
+		}
+		return c.ids[i]
+	}
+	return 0
+}

@@ -1,0 +1,192 @@
+package dwarf2btf
+
+import (
+	"debug/elf"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/testutil"
+)
+
+// fixture is an object file built from testdata/types for one compiler and
+// DWARF version.
+type fixture struct {
+	name string // e.g. "gcc-dwarf5/basic"
+	obj  string
+}
+
+// buildFixtures compiles the C fixtures of testdata/types with every
+// available compiler at DWARF 4 and 5 (and once with compressed debug
+// sections), skipping what a compiler cannot build.
+func buildFixtures(t *testing.T) []fixture {
+	t.Helper()
+	src := filepath.Join(testutil.RepoRoot(), "testdata", "types")
+	dir := t.TempDir()
+	var out []fixture
+	cc := func(compiler string, args ...string) error {
+		cmd := exec.Command(compiler, args...)
+		cmd.Dir = dir
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Logf("%s %s: %v\n%s", compiler, strings.Join(args, " "), err, b)
+			return err
+		}
+		return nil
+	}
+	for _, compiler := range []string{"gcc", "clang"} {
+		if _, err := exec.LookPath(compiler); err != nil {
+			t.Logf("no %s: its fixtures are skipped", compiler)
+			continue
+		}
+		for _, v := range []string{"4", "5"} {
+			tag := compiler + "-dwarf" + v
+			build := func(name string, srcs ...string) {
+				var objs []string
+				for _, s := range srcs {
+					obj := tag + "-" + strings.TrimSuffix(s, ".c") + ".o"
+					if cc(compiler, "-g", "-c", "-O0", "-gdwarf-"+v, filepath.Join(src, s), "-o", obj) != nil {
+						return
+					}
+					objs = append(objs, obj)
+				}
+				obj := objs[0]
+				if len(objs) > 1 {
+					obj = tag + "-" + name + ".o"
+					if cc(compiler, append([]string{"-r", "-nostdlib", "-o", obj}, objs...)...) != nil {
+						return
+					}
+				}
+				out = append(out, fixture{tag + "/" + name, filepath.Join(dir, obj)})
+			}
+			build("basic", "basic.c")
+			build("twocu", "twocu_a.c", "twocu_b.c")
+			if compiler == "clang" {
+				build("tags", "tags.c")
+			}
+		}
+		obj := compiler + "-zlib-basic.o"
+		if cc(compiler, "-g", "-c", "-O0", "-gz=zlib", filepath.Join(src, "basic.c"), "-o", obj) == nil {
+			out = append(out, fixture{compiler + "-zlib/basic", filepath.Join(dir, obj)})
+		}
+	}
+	if len(out) == 0 {
+		t.Skip("skipping: no C compiler could build the fixtures")
+	}
+	return out
+}
+
+// convertFile converts an object's types with the standard-library reader and
+// writes the raw BTF next to it.
+func convertFile(t *testing.T, obj string, opts *Options) string {
+	t.Helper()
+	f, err := elf.Open(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := ConvertTypesStd(f, opts)
+	if err != nil {
+		t.Fatalf("%s: %v", obj, err)
+	}
+	out := obj + ".gobtf.btf"
+	if err := os.WriteFile(out, s.Marshal(s.ByteOrder()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// btfdiff runs the shared structural comparator and fails the test with its
+// report unless every type on each side has an equivalent on the other.
+func btfdiff(t *testing.T, a, b string, args ...string) {
+	t.Helper()
+	tool := testutil.Tool(t, "btfdiff")
+	out, err := exec.Command(tool, append(args, a, b)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("btfdiff %s %s: %v\n%s", a, b, err, out)
+	}
+}
+
+// TestTypesMatchPahole converts each fixture and compares the result, type
+// for type by structure, with what apt's pahole produces from the same
+// object, with floats on and off.
+func TestTypesMatchPahole(t *testing.T) {
+	pahole, err := exec.LookPath("pahole")
+	if err != nil {
+		t.Skip("skipping: pahole (dwarves) is not installed")
+	}
+	for _, fx := range buildFixtures(t) {
+		for _, floats := range []bool{true, false} {
+			name := fx.name + map[bool]string{true: "/floats", false: "/no-floats"}[floats]
+			t.Run(name, func(t *testing.T) {
+				feats := DefaultFeatures()
+				feats.Var = false
+				feats.Float = floats
+				ours := convertFile(t, fx.obj, &Options{Features: feats, Jobs: 2})
+				ref := fx.obj + ".pahole.btf"
+				args := []string{"-J", "--skip_encoding_btf_vars", "--btf_encode_detached=" + ref, fx.obj}
+				if floats {
+					args = append([]string{"--btf_gen_floats"}, args...)
+				}
+				if out, err := exec.Command(pahole, args...).CombinedOutput(); err != nil {
+					t.Fatalf("pahole %v: %v\n%s", args, err, out)
+				}
+				// pahole deduplicates; so does libbpf's dedup here, which
+				// resolves forward declarations across units the same way.
+				btfdiff(t, dedupLibbpf(t, ours), ref)
+			})
+		}
+	}
+}
+
+// TestTypesMatchPaholeVmlinux converts every type of the shared Debian
+// vmlinux and compares it with pahole's kernel-build output. Functions,
+// variables and their tags are produced by other stages, so their kinds are
+// left out of the verdict.
+func TestTypesMatchPaholeVmlinux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping the whole-vmlinux conversion in -short mode")
+	}
+	vmlinux := testutil.Corpus(t, testutil.VmlinuxName)
+	ref := testutil.Reference(t, testutil.VmlinuxName+".kbuild.btf")
+	feats := Features{EncodeForce: true, Var: true, Float: true, Enum64: true, DeclTag: true, TypeTag: true,
+		OptimizedFunc: true, ConsistentFunc: true, DeclTagKfuncs: true, Attributes: true}
+	rust, _ := ParseLanguages("rust")
+	ours := convertFile(t, copyToTemp(t, vmlinux), &Options{Features: feats, Jobs: 2,
+		Languages: LanguageFilter{IDs: rust, Exclude: true}})
+	data, err := os.ReadFile(ours)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := btf.Parse(data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d types before deduplication", s.NumTypes())
+	btfdiff(t, dedupLibbpf(t, ours), ref, "-ignore-kinds", "FUNC,FUNC_PROTO,VAR,DATASEC,DECL_TAG")
+}
+
+// dedupLibbpf runs libbpf's btf__dedup (the shared btfdedup tool) on a raw
+// BTF file and returns the output's path.
+func dedupLibbpf(t *testing.T, in string) string {
+	t.Helper()
+	tool := testutil.Tool(t, "btfdedup")
+	out := in + ".dedup"
+	if b, err := exec.Command(tool, in, out).CombinedOutput(); err != nil {
+		t.Fatalf("btfdedup %s: %v\n%s", in, err, b)
+	}
+	return out
+}
+
+// copyToTemp links (or copies) path into a temp dir so outputs written next
+// to it stay out of the shared cache.
+func copyToTemp(t *testing.T, path string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), filepath.Base(path))
+	if err := os.Symlink(path, dst); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}

@@ -1,0 +1,280 @@
+package dwarf2btf
+
+import (
+	"strings"
+
+	"github.com/gobtf/gobtf/internal/btf"
+)
+
+// dieStream yields the DIEs of one unit in order, the unit DIE first.
+type dieStream interface {
+	// next decodes the next DIE into d and returns its depth (0 for the unit
+	// DIE, 1 for its children, ...). ok is false after the unit's last DIE.
+	next(d *die) (depth int, ok bool, err error)
+}
+
+// frameKind says how the children of an open DIE are read.
+type frameKind uint8
+
+const (
+	frameOther   frameKind = iota // children are read as top-level DIEs
+	frameStruct                   // members, decl tags, nested types
+	frameEnum                     // enumerators
+	frameArray                    // subranges
+	frameProto                    // parameters
+	framePointer                  // type tags
+	frameTypedef                  // decl tags
+	frameMember                   // decl tags of one member
+)
+
+// frame is an open DIE whose children are being read.
+type frame struct {
+	depth     int
+	kind      frameKind
+	rec       int // record index, for type frames
+	start     int // scratch-stack length when the frame opened
+	members   int // frameStruct: DW_TAG_member/inheritance children seen
+	component int32
+	target    uint64 // frameMember: the struct's DIE offset
+}
+
+// walkTypes reads one unit's DIEs from src and records its types in c. It
+// returns the unit DIE's language and whether the producer is clang.
+func (c *cuTypes) walk(src dieStream) (lang uint64, clang bool, err error) {
+	var d die
+	var stack []frame
+	for {
+		d.reset()
+		depth, ok, err := src.next(&d)
+		if err != nil {
+			return 0, false, err
+		}
+		if !ok {
+			break
+		}
+		for len(stack) > 0 && stack[len(stack)-1].depth >= depth {
+			c.close(&stack[len(stack)-1])
+			stack = stack[:len(stack)-1]
+		}
+		if depth == 0 {
+			lang, clang = d.language, strings.Contains(d.producer, "clang")
+			if d.children {
+				stack = append(stack, frame{depth: 0})
+			}
+			continue
+		}
+		var parent *frame
+		if len(stack) > 0 {
+			parent = &stack[len(stack)-1]
+		}
+		f := c.visit(&d, parent)
+		if d.children {
+			f.depth = depth
+			stack = append(stack, f)
+		}
+	}
+	for len(stack) > 0 {
+		c.close(&stack[len(stack)-1])
+		stack = stack[:len(stack)-1]
+	}
+	return lang, clang, nil
+}
+
+// visit handles one DIE given its parent's frame and returns the frame its
+// children are to be read in.
+func (c *cuTypes) visit(d *die, parent *frame) frame {
+	feats := &c.opts.Features
+	if parent != nil {
+		switch parent.kind {
+		case frameStruct:
+			switch d.tag {
+			case tagMember:
+				c.memberStack = append(c.memberStack, memberRec{
+					name: c.str(d.name), ref: d.typ, byteSize: d.byteSize, bitSize: d.bitSize,
+					bitOffset: d.bitOffset, loc: d.memberLoc, hasDataBitOff: d.hasDataBitOffset,
+				})
+				if d.hasDataBitOffset {
+					c.memberStack[len(c.memberStack)-1].loc = d.dataBitOffset
+				}
+				parent.members++
+				return frame{kind: frameMember, component: int32(parent.members - 1), target: c.recs[parent.rec].off}
+			case tagInheritance:
+				parent.members++
+				return frame{}
+			case tagLLVMAnnotation:
+				c.declTag(d, c.recs[parent.rec].off, -1)
+				return frame{}
+			}
+		case frameMember:
+			if d.tag == tagLLVMAnnotation {
+				c.declTag(d, parent.target, parent.component)
+			}
+			return frame{}
+		case frameEnum:
+			if d.tag == tagEnumerator {
+				c.enumStack = append(c.enumStack, enumRec{name: c.str(d.name), val: d.constValue})
+				return frame{}
+			}
+		case frameArray:
+			if d.tag == tagSubrangeType {
+				var n uint64
+				switch {
+				case d.hasUpperBound:
+					n = d.upperBound + 1
+				case d.hasCount:
+					n = d.count
+				}
+				c.recs[parent.rec].nelems *= uint32(n)
+				return frame{}
+			}
+		case frameProto:
+			switch d.tag {
+			case tagFormalParameter:
+				c.paramStack = append(c.paramStack, paramRec{name: c.str(d.name), ref: d.typ})
+				return frame{}
+			case tagUnspecifiedParams:
+				c.recs[parent.rec].vararg = true
+				return frame{}
+			}
+		case framePointer:
+			if d.tag == tagLLVMAnnotation {
+				if feats.TypeTag && d.name == "btf_type_tag" {
+					i := c.add(d, btf.KindTypeTag)
+					c.recs[i].name = c.str(d.constString)
+					c.tagStack = append(c.tagStack, i)
+				}
+				return frame{}
+			}
+		case frameTypedef:
+			if d.tag == tagLLVMAnnotation {
+				c.declTag(d, c.recs[parent.rec].off, -1)
+				return frame{}
+			}
+		}
+	}
+	return c.visitType(d)
+}
+
+// visitType records a type DIE met anywhere in the unit (at top level, or
+// nested in a struct, a function or a lexical block) and returns the frame
+// for its children. DIEs that are not types get a plain frame, so the types
+// defined inside functions are found too, as pahole finds them.
+func (c *cuTypes) visitType(d *die) frame {
+	switch d.tag {
+	case tagBaseType:
+		c.baseType(d)
+	case tagPointerType, tagReferenceType, tagRvalueRefType:
+		// BTF has no reference kind; at the ABI level a C++ reference is
+		// a pointer. (pahole stops with "Unsupported" on these.)
+		i := c.add(d, btf.KindPtr)
+		return frame{kind: framePointer, rec: i, start: len(c.tagStack)}
+	case tagConstType:
+		c.add(d, btf.KindConst)
+	case tagVolatileType:
+		c.add(d, btf.KindVolatile)
+	case tagRestrictType:
+		c.add(d, btf.KindRestrict)
+	case tagAtomicType:
+		c.add(d, recSkip)
+	case tagUnspecifiedType:
+		c.add(d, recVoid)
+	case tagPtrToMemberType, tagStringType:
+		c.add(d, recIgnored)
+	case tagTypedef:
+		i := c.add(d, btf.KindTypedef)
+		c.recs[i].name = c.str(d.name)
+		return frame{kind: frameTypedef, rec: i}
+	case tagStructureType, tagClassType, tagUnionType:
+		name := d.name
+		if name == "" && d.specification != 0 {
+			if j, ok := c.find(d.specification); ok {
+				name = c.spec.Strings().String(c.recs[j].name)
+			}
+		}
+		if d.declaration {
+			i := c.add(d, btf.KindFwd)
+			c.recs[i].name = c.str(name)
+			c.recs[i].kflag = d.tag == tagUnionType
+			return frame{}
+		}
+		k := btf.KindStruct
+		if d.tag == tagUnionType {
+			k = btf.KindUnion
+		}
+		i := c.add(d, k)
+		c.recs[i].name = c.str(name)
+		c.recs[i].size = uint32(d.byteSize)
+		return frame{kind: frameStruct, rec: i, start: len(c.memberStack)}
+	case tagEnumerationType:
+		i := c.enumType(d, false)
+		return frame{kind: frameEnum, rec: i, start: len(c.enumStack)}
+	case tagArrayType:
+		i := c.add(d, btf.KindArray)
+		c.recs[i].nelems = 1
+		c.hasArray = true
+		return frame{kind: frameArray, rec: i}
+	case tagSubroutineType:
+		i := c.add(d, btf.KindFuncProto)
+		return frame{kind: frameProto, rec: i, start: len(c.paramStack)}
+	}
+	return frame{}
+}
+
+// declTag records a btf_decl_tag annotation (others are ignored, as pahole
+// ignores them).
+func (c *cuTypes) declTag(d *die, target uint64, component int32) {
+	if !c.opts.Features.DeclTag || d.name != "btf_decl_tag" {
+		return
+	}
+	c.declTags = append(c.declTags, declTagRec{target: target, component: component, value: c.str(d.constString)})
+}
+
+// close finishes a frame whose children have all been read: it moves the
+// gathered children into the flat arrays, or chains a pointer's type tags.
+func (c *cuTypes) close(f *frame) {
+	switch f.kind {
+	case frameStruct:
+		r := &c.recs[f.rec]
+		r.first, r.n = uint32(len(c.members)), uint32(len(c.memberStack)-f.start)
+		c.members = append(c.members, c.memberStack[f.start:]...)
+		c.memberStack = c.memberStack[:f.start]
+	case frameEnum:
+		r := &c.recs[f.rec]
+		r.first, r.n = uint32(len(c.enums)), uint32(len(c.enumStack)-f.start)
+		c.enums = append(c.enums, c.enumStack[f.start:]...)
+		c.enumStack = c.enumStack[:f.start]
+	case frameProto:
+		r := &c.recs[f.rec]
+		r.first, r.n = uint32(len(c.params)), uint32(len(c.paramStack)-f.start)
+		c.params = append(c.params, c.paramStack[f.start:]...)
+		c.paramStack = c.paramStack[:f.start]
+	case framePointer:
+		// Tags a, b (in DIE order) on a pointer to T become
+		// PTR -> TYPE_TAG b -> TYPE_TAG a -> T: the tag written last
+		// is nearest to the '*'.
+		tags := c.tagStack[f.start:]
+		if len(tags) > 0 {
+			ptr := &c.recs[f.rec]
+			c.recs[tags[0]].ref = ptr.ref
+			for k := 1; k < len(tags); k++ {
+				c.recs[tags[k]].ref = c.recs[tags[k-1]].off
+			}
+			ptr.ref = c.recs[tags[len(tags)-1]].off
+		}
+		c.tagStack = c.tagStack[:f.start]
+	}
+}
+
+// enumSignedness sets each ENUM64's kind_flag from its DW_AT_type: signed
+// when that DIE is a signed base type, as pahole's type__init decides.
+func (c *cuTypes) enumSignedness() {
+	for i := range c.recs {
+		r := &c.recs[i]
+		if r.kind != btf.KindEnum64 || r.ref == 0 {
+			continue
+		}
+		if j, ok := c.find(r.ref); ok && c.recs[j].kind == btf.KindInt {
+			r.kflag = c.recs[j].enc&btf.IntSigned != 0
+		}
+	}
+}
