@@ -14,7 +14,8 @@ import (
 // unitResult is what converting one compilation unit yields.
 type unitResult struct {
 	types   *btf.Spec
-	skipped bool // filtered out by language
+	vars    []secEntry // IDs local to types
+	skipped bool       // filtered out by language
 }
 
 // ConvertTypesStd converts the type DIEs of every compilation unit of f,
@@ -43,12 +44,20 @@ func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
 	if f.Class == elf.ELFCLASS32 {
 		addrSize = 4
 	}
+	einfo := newElfInfo(f, &opts.Features)
+	var debugAddr []byte
+	if sec := f.Section(".debug_addr"); sec != nil {
+		// Without relocations: fine for linked files, which is where
+		// variable addresses mean something.
+		debugAddr, _ = sec.Data()
+	}
 	results := make([]unitResult, len(units))
 	var g errgroup.Group
 	g.SetLimit(max(opts.Jobs, 1))
 	for i, off := range units {
 		g.Go(func() error {
 			c := newCUTypes(opts, le, addrSize)
+			c.debugAddr = debugAddr
 			lang, _, err := c.walk(newStdStream(d, off))
 			if err != nil {
 				return fmt.Errorf("unit at .debug_info offset %#x: %w", off, err)
@@ -59,7 +68,11 @@ func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
 			}
 			c.enumSignedness()
 			c.emit()
-			results[i] = unitResult{types: c.spec}
+			vars, err := c.emitVars(einfo)
+			if err != nil {
+				return fmt.Errorf("unit at .debug_info offset %#x: %w", off, err)
+			}
+			results[i] = unitResult{types: c.spec, vars: vars}
 			return nil
 		})
 	}
@@ -67,10 +80,20 @@ func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
 		return nil, err
 	}
 	parts := make([]*btf.Spec, 0, len(results))
+	var entries []secEntry
+	shift := btf.TypeID(0)
 	for _, res := range results {
-		if !res.skipped {
-			parts = append(parts, res.types)
+		if res.skipped {
+			continue
 		}
+		parts = append(parts, res.types)
+		for _, e := range res.vars {
+			e.typ += shift
+			entries = append(entries, e)
+		}
+		shift += btf.TypeID(res.types.NumTypes())
 	}
-	return btf.Concat(parts), nil
+	out := btf.Concat(parts)
+	appendDatasecs(out, einfo, entries)
+	return out, nil
 }

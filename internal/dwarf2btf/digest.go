@@ -84,6 +84,12 @@ type die struct {
 	specification uint64 // DW_AT_specification
 	external      bool   // DW_AT_external
 
+	location   []byte // DW_AT_location as an expression (exprloc/block forms)
+	artificial bool   // DW_AT_artificial
+
+	addrBase    uint64 // DW_AT_addr_base (unit DIEs)
+	hasAddrBase bool
+
 	language uint64 // DW_AT_language (unit DIEs)
 	producer string // DW_AT_producer (unit DIEs)
 }

@@ -105,6 +105,12 @@ func fillDigest(d *die, e *dwarf.Entry) {
 			}
 		case dwarf.AttrExternal:
 			d.external, _ = f.Val.(bool)
+		case dwarf.AttrLocation:
+			d.location, _ = f.Val.([]byte)
+		case dwarf.AttrArtificial:
+			d.artificial, _ = f.Val.(bool)
+		case dwarf.AttrAddrBase:
+			d.addrBase, d.hasAddrBase = uint64(asInt(f.Val)), true
 		case dwarf.AttrLanguage:
 			d.language = uint64(asInt(f.Val))
 		case dwarf.AttrProducer:

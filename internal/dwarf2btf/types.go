@@ -84,12 +84,15 @@ type cuTypes struct {
 
 	littleEndian bool
 	addrSize     uint32
+	addrx        func(index uint64) (uint64, bool) // resolves DW_OP_addrx; nil if unknown
+	debugAddr    []byte                            // .debug_addr, for addrx
 
 	recs     []typeRec
 	members  []memberRec
 	enums    []enumRec
 	params   []paramRec
 	declTags []declTagRec
+	vars     []varRec
 
 	// Scratch stacks for children of types whose DIE is still open.
 	memberStack []memberRec
@@ -104,6 +107,28 @@ type cuTypes struct {
 
 func newCUTypes(opts *Options, littleEndian bool, addrSize uint32) *cuTypes {
 	return &cuTypes{spec: btf.NewSpec(nil), opts: opts, littleEndian: littleEndian, addrSize: addrSize, intRec: -1}
+}
+
+// setAddrBase makes DW_OP_addrx resolvable through the unit's slice of
+// .debug_addr, which starts at base.
+func (c *cuTypes) setAddrBase(base uint64) {
+	tbl, size := c.debugAddr, uint64(c.addrSize)
+	c.addrx = func(i uint64) (uint64, bool) {
+		off := base + i*size
+		if i > uint64(len(tbl)) || off+size > uint64(len(tbl)) || off < base {
+			return 0, false
+		}
+		var a uint64
+		for k := uint64(0); k < size; k++ {
+			b := tbl[off+k]
+			if c.littleEndian {
+				a |= uint64(b) << (8 * k)
+			} else {
+				a = a<<8 | uint64(b)
+			}
+		}
+		return a, true
+	}
 }
 
 // str interns a name, applying --kabi_prefix as pahole's attr_string does.

@@ -25,6 +25,7 @@ const (
 	framePointer                  // type tags
 	frameTypedef                  // decl tags
 	frameMember                   // decl tags of one member
+	frameVar                      // decl tags of a top-level variable
 )
 
 // frame is an open DIE whose children are being read.
@@ -58,6 +59,9 @@ func (c *cuTypes) walk(src dieStream) (lang uint64, clang bool, err error) {
 		}
 		if depth == 0 {
 			lang, clang = d.language, strings.Contains(d.producer, "clang")
+			if d.hasAddrBase && c.debugAddr != nil {
+				c.setAddrBase(d.addrBase)
+			}
 			if d.children {
 				stack = append(stack, frame{depth: 0})
 			}
@@ -67,7 +71,7 @@ func (c *cuTypes) walk(src dieStream) (lang uint64, clang bool, err error) {
 		if len(stack) > 0 {
 			parent = &stack[len(stack)-1]
 		}
-		f := c.visit(&d, parent)
+		f := c.visit(&d, parent, depth)
 		if d.children {
 			f.depth = depth
 			stack = append(stack, f)
@@ -82,8 +86,12 @@ func (c *cuTypes) walk(src dieStream) (lang uint64, clang bool, err error) {
 
 // visit handles one DIE given its parent's frame and returns the frame its
 // children are to be read in.
-func (c *cuTypes) visit(d *die, parent *frame) frame {
+func (c *cuTypes) visit(d *die, parent *frame, depth int) frame {
 	feats := &c.opts.Features
+	if d.tag == tagVariable && depth == 1 {
+		c.variable(d)
+		return frame{kind: frameVar, rec: len(c.vars) - 1}
+	}
 	if parent != nil {
 		switch parent.kind {
 		case frameStruct:
@@ -145,6 +153,12 @@ func (c *cuTypes) visit(d *die, parent *frame) frame {
 				}
 				return frame{}
 			}
+		case frameVar:
+			if d.tag == tagLLVMAnnotation && feats.DeclTag && d.name == "btf_decl_tag" {
+				v := &c.vars[parent.rec]
+				v.tags = append(v.tags, c.str(d.constString))
+			}
+			return frame{}
 		case frameTypedef:
 			if d.tag == tagLLVMAnnotation {
 				c.declTag(d, c.recs[parent.rec].off, -1)

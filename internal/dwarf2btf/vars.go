@@ -1,0 +1,327 @@
+package dwarf2btf
+
+import (
+	"debug/elf"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gobtf/gobtf/internal/btf"
+)
+
+// Variables become VAR types, one per defined variable at the top level of a
+// unit, placed by one DATASEC per ELF section. By default only the per-CPU
+// section is described (the var feature); global_var describes every data
+// section. The rules follow pahole's encoder:
+//   - the DIE is a top-level DW_TAG_variable, not a bare declaration, not
+//     artificial, and its location is a static address (DW_OP_addr or
+//     DW_OP_addrx, optionally plus a constant);
+//   - the address falls in a PROGBITS or NOBITS section that is included;
+//   - name, type and linkage come from the DW_AT_specification declaration
+//     if there is one;
+//   - names with a few compiler- and macro-made prefixes are skipped;
+//   - at section offset 0 a variable is kept only if the symbol table has an
+//     object of that name in that section (offset 0 is also what variables
+//     in discarded sections get);
+//   - zero-sized and oversized variables are skipped; invalid names and
+//     variables without a type are errors unless encode_force.
+
+// percpuSection is the section of the kernel's per-CPU variables.
+const percpuSection = ".data..percpu"
+
+// ksymNameLen bounds symbol names (pahole's KSYM_NAME_LEN).
+const ksymNameLen = 128
+
+// elfSection is what variable placement needs of a section header.
+type elfSection struct {
+	name    string
+	addr    uint64
+	size    uint64
+	typ     elf.SectionType
+	include bool // variables in it are described
+}
+
+// elfInfo is the ELF side of variable encoding: sections and the object
+// symbols by name (for the offset-0 check).
+type elfInfo struct {
+	sections []elfSection
+	objects  map[string][]uint32 // STT_OBJECT symbol name -> section indexes
+}
+
+// newElfInfo indexes f's sections, marking those whose variables the
+// features ask for.
+func newElfInfo(f *elf.File, feats *Features) *elfInfo {
+	info := &elfInfo{sections: make([]elfSection, len(f.Sections))}
+	for i, s := range f.Sections {
+		info.sections[i] = elfSection{name: s.Name, addr: s.Addr, size: s.Size, typ: s.Type,
+			include: feats.GlobalVar || (feats.Var && s.Name == percpuSection)}
+	}
+	info.objects = make(map[string][]uint32)
+	if syms, err := f.Symbols(); err == nil {
+		for _, s := range syms {
+			if elf.ST_TYPE(s.Info) == elf.STT_OBJECT {
+				info.objects[s.Name] = append(info.objects[s.Name], uint32(s.Section))
+			}
+		}
+	}
+	return info
+}
+
+// sectionOf returns the index of the first PROGBITS or NOBITS section
+// holding addr, or 0.
+func (e *elfInfo) sectionOf(addr uint64) int {
+	for i := 1; i < len(e.sections); i++ {
+		s := &e.sections[i]
+		if (s.typ == elf.SHT_PROGBITS || s.typ == elf.SHT_NOBITS) && s.addr <= addr && addr-s.addr < s.size {
+			return i
+		}
+	}
+	return 0
+}
+
+func (e *elfInfo) hasObject(name string, shndx int) bool {
+	for _, s := range e.objects[name] {
+		if int(s) == shndx {
+			return true
+		}
+	}
+	return false
+}
+
+// varRec is a top-level DW_TAG_variable awaiting emission.
+type varRec struct {
+	off      uint64
+	name     string
+	ref      uint64
+	spec     uint64
+	addr     uint64
+	isStatic bool // the location is a static address
+	external bool
+	decl     bool
+	artif    bool
+	tags     []uint32 // btf_decl_tag values (string offsets)
+}
+
+// secEntry places one VAR of a unit in a section.
+type secEntry struct {
+	shndx  int
+	typ    btf.TypeID
+	offset uint32
+	size   uint32
+}
+
+// variable records a top-level DW_TAG_variable.
+func (c *cuTypes) variable(d *die) {
+	v := varRec{off: d.off, name: d.name, ref: d.typ, spec: d.specification, external: d.external,
+		decl: d.declaration, artif: d.artificial}
+	if !d.declaration {
+		v.addr, v.isStatic = staticAddress(d.location, c.addrSize, c.littleEndian, c.addrx)
+	}
+	c.vars = append(c.vars, v)
+}
+
+// staticAddress decodes a location that is a static address: DW_OP_addr A
+// or DW_OP_addrx I (resolved through addrx, the unit's .debug_addr table),
+// optionally followed by DW_OP_plus_uconst N.
+func staticAddress(expr []byte, addrSize uint32, littleEndian bool, addrx func(uint64) (uint64, bool)) (uint64, bool) {
+	const opAddr, opAddrx, opPlusUconst = 0x03, 0xa1, 0x23
+	var a uint64
+	var rest []byte
+	switch {
+	case len(expr) >= 1+int(addrSize) && expr[0] == opAddr:
+		for k := 0; k < int(addrSize); k++ {
+			i := 1 + k
+			if littleEndian {
+				i = int(addrSize) - k
+			}
+			a = a<<8 | uint64(expr[i])
+		}
+		rest = expr[1+addrSize:]
+	case len(expr) >= 2 && expr[0] == opAddrx && addrx != nil:
+		idx, n := uleb(expr[1:])
+		if n == 0 {
+			return 0, false
+		}
+		var ok bool
+		if a, ok = addrx(idx); !ok {
+			return 0, false
+		}
+		rest = expr[1+n:]
+	default:
+		return 0, false
+	}
+	if len(rest) > 1 && rest[0] == opPlusUconst {
+		a += plusUconst(rest)
+	}
+	return a, true
+}
+
+// uleb decodes an unsigned LEB128 number and returns it with its length (0
+// if b ends first).
+func uleb(b []byte) (uint64, int) {
+	var v uint64
+	for i, x := range b {
+		if i < 10 {
+			v |= uint64(x&0x7f) << (7 * i)
+		}
+		if x&0x80 == 0 {
+			return v, i + 1
+		}
+	}
+	return 0, 0
+}
+
+// emitVars appends the unit's VARs (and their DECL_TAGs) to its Spec and
+// returns where each goes. It must run after emit, which assigns type IDs.
+func (c *cuTypes) emitVars(e *elfInfo) ([]secEntry, error) {
+	var out []secEntry
+	for i := range c.vars {
+		v := &c.vars[i]
+		if v.decl && v.spec == 0 || v.artif || !v.isStatic {
+			continue
+		}
+		shndx := e.sectionOf(v.addr)
+		if shndx == 0 || !e.sections[shndx].include {
+			continue
+		}
+		addr := v.addr - e.sections[shndx].addr
+		name, ref, external := v.name, v.ref, v.external
+		if v.spec != 0 {
+			if s := c.findVar(v.spec); s != nil {
+				name, ref, external = s.name, s.ref, s.external
+			}
+		}
+		if name == "" || skipVariableName(name) {
+			continue
+		}
+		if addr == 0 && !e.hasObject(name, shndx) {
+			continue
+		}
+		if !validName(name) {
+			if c.opts.Features.EncodeForce {
+				continue
+			}
+			return nil, fmt.Errorf("invalid variable name %q (use encode_force to skip such symbols)", name)
+		}
+		typ := c.resolve(ref)
+		if typ == 0 {
+			if c.opts.Features.EncodeForce {
+				continue
+			}
+			return nil, fmt.Errorf("variable %q has void type", name)
+		}
+		size := c.sizeOfType(ref)
+		if size == 0 || size > 0xffffffff || addr > 0xffffffff {
+			continue
+		}
+		linkage := uint32(btf.LinkageStatic)
+		if external {
+			linkage = btf.LinkageGlobal
+		}
+		id := c.spec.AddVar(c.kabi(name), typ, linkage)
+		for _, tag := range v.tags {
+			c.spec.MustAppend(tag, btf.Info(btf.KindDeclTag, false, 0), id, ^uint32(0))
+		}
+		out = append(out, secEntry{shndx: shndx, typ: id, offset: uint32(addr), size: uint32(size)})
+	}
+	return out, nil
+}
+
+// kabi applies --kabi_prefix to a name.
+func (c *cuTypes) kabi(s string) string {
+	if p := c.opts.KabiPrefix; p != "" && strings.HasPrefix(s, p) {
+		return p
+	}
+	return s
+}
+
+func (c *cuTypes) findVar(off uint64) *varRec {
+	i := sort.Search(len(c.vars), func(i int) bool { return c.vars[i].off >= off })
+	if i < len(c.vars) && c.vars[i].off == off {
+		return &c.vars[i]
+	}
+	return nil
+}
+
+// sizeOfType is pahole's tag__size: the byte size of the type at ref,
+// through typedefs and modifiers, arrays multiplied out.
+func (c *cuTypes) sizeOfType(ref uint64) uint64 {
+	mult := uint64(1)
+	for hops := 0; ref != 0 && hops < 64; hops++ {
+		i, ok := c.find(ref)
+		if !ok {
+			return 0
+		}
+		r := &c.recs[i]
+		switch r.kind {
+		case btf.KindArray:
+			mult *= uint64(r.nelems)
+			ref = r.ref
+		case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag, recSkip:
+			ref = r.ref
+		case btf.KindPtr, btf.KindFuncProto:
+			return mult * uint64(c.addrSize)
+		default:
+			return mult * uint64(r.size)
+		}
+	}
+	return 0
+}
+
+// skipVariableName reports names pahole leaves out: made by macros or the
+// compiler, with no value to a BTF user.
+func skipVariableName(name string) bool {
+	if name[0] != '_' {
+		return false
+	}
+	for _, p := range []string{"__UNIQUE_ID", "__tpstrtab_", "__exitcall_", "__gendwarfksyms_ptr_", "__func_stack_frame_non_standard_"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// validName reports whether name is acceptable in vmlinux BTF: letters,
+// digits, '_' and '.', not starting with a digit, shorter than ksymNameLen.
+func validName(name string) bool {
+	if name == "" || len(name) >= ksymNameLen {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		ch := name[i]
+		ok := ch == '_' || ch == '.' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z'
+		if i > 0 {
+			ok = ok || ch >= '0' && ch <= '9'
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// appendDatasecs adds one DATASEC per section that received variables, in
+// section order, with entries sorted by offset (stable, so variables at the
+// same offset keep unit order) and the size ending at the last variable.
+func appendDatasecs(s *btf.Spec, e *elfInfo, entries []secEntry) {
+	sort.SliceStable(entries, func(i, j int) bool {
+		if entries[i].shndx != entries[j].shndx {
+			return entries[i].shndx < entries[j].shndx
+		}
+		return entries[i].offset < entries[j].offset
+	})
+	for i := 0; i < len(entries); {
+		j := i
+		for j < len(entries) && entries[j].shndx == entries[i].shndx {
+			j++
+		}
+		sec := make([]btf.SecInfoSpec, 0, j-i)
+		for _, en := range entries[i:j] {
+			sec = append(sec, btf.SecInfoSpec{Type: en.typ, Offset: en.offset, Size: en.size})
+		}
+		last := entries[j-1]
+		s.AddDatasec(e.sections[entries[i].shndx].name, last.offset+last.size, sec)
+		i = j
+	}
+}
