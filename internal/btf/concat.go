@@ -92,3 +92,25 @@ func copyShifted(words, offs []uint32, p *Spec, idShift, wordShift, strShift uin
 		t.ForEachStrRef(shiftStr)
 	}
 }
+
+// Rebase turns a standalone Spec into a split Spec on base: every non-void
+// type ID moves up by base.TypeCount() and every non-zero string offset by
+// base's string length (less the shared empty string), which is how a
+// module's freshly converted types become split BTF before deduplication
+// against the base. s is not modified.
+func Rebase(s *Spec, base *Spec) *Spec {
+	if s.base != nil {
+		panic("btf: Rebase of a split Spec")
+	}
+	out := NewSpec(base)
+	out.words = make([]uint32, len(s.words))
+	out.offs = make([]uint32, len(s.offs))
+	strShift := base.strs.Len() - 1
+	copyShifted(out.words, out.offs, s, base.TypeCount(), 0, strShift)
+	data := []byte{}
+	if len(s.strs.data) > 1 {
+		data = append(data, s.strs.data[1:]...)
+	}
+	out.strs = newStringTableFrom(base.strs, data)
+	return out
+}

@@ -62,3 +62,36 @@ func TestConcat(t *testing.T) {
 		t.Error("Concat of one part is not identical to it")
 	}
 }
+
+func TestRebase(t *testing.T) {
+	base := btf.NewSpec(nil)
+	base.AddInt("long", 8, btf.IntSigned, 64)
+	base.AddStruct(false, "task_struct", 8, []btf.MemberSpec{{Name: "pid", Type: 1}})
+
+	mod := btf.NewSpec(nil)
+	mi := mod.AddInt("int", 4, btf.IntSigned, 32)
+	ms := mod.AddStruct(false, "xfs_inode", 4, []btf.MemberSpec{{Name: "i_ino", Type: mi}})
+	mod.AddRef(btf.KindPtr, "", ms)
+	mod.AddFuncProto(0, []btf.ParamSpec{{Name: "ip", Type: ms + 1}})
+
+	split := btf.Rebase(mod, base)
+	if split.FirstID() != base.TypeCount()+1 || split.NumTypes() != mod.NumTypes() {
+		t.Fatalf("first ID %d, %d types", split.FirstID(), split.NumTypes())
+	}
+	for id := btf.TypeID(1); id <= mod.TypeCount(); id++ {
+		want := render(mod, id)
+		if got := render(split, id+base.TypeCount()); got != want {
+			t.Errorf("type %d: got %q, want %q", id, got, want)
+		}
+	}
+	// The split blob decodes on the base to the same types.
+	again, err := btf.Parse(split.Marshal(split.ByteOrder()), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id := split.FirstID(); id <= split.TypeCount(); id++ {
+		if render(again, id) != render(split, id) {
+			t.Errorf("type %d changed in the encode/decode round trip", id)
+		}
+	}
+}
