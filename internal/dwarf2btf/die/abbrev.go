@@ -1,0 +1,118 @@
+package die
+
+// attrSpec is one attribute of an abbreviation: its name, its form and, for
+// DW_FORM_implicit_const, the value stored in the abbreviation itself.
+type attrSpec struct {
+	attr     uint32
+	form     Form
+	implicit int64
+}
+
+// abbrev describes the DIEs that use one abbreviation code. Its attributes
+// are specs[first : first+n] of the table that holds it.
+type abbrev struct {
+	tag      uint32
+	children bool
+	first, n uint32
+}
+
+// abbrevTable is one abbreviation table of .debug_abbrev, stored flatly: all
+// attribute specs in one slice, each abbreviation a range of it. When the
+// codes are 1, 2, 3, ... in order (as every compiler writes them) list is
+// indexed by code-1 and sparse is nil; otherwise sparse maps codes to list
+// indices. A table is immutable once built and shared by every unit (and
+// every goroutine) that names its offset.
+type abbrevTable struct {
+	list   []abbrev
+	specs  []attrSpec
+	sparse map[uint64]int32
+}
+
+// lookup returns the abbreviation with the given code, or nil.
+func (t *abbrevTable) lookup(code uint64) *abbrev {
+	if t.sparse == nil {
+		if code-1 < uint64(len(t.list)) {
+			return &t.list[code-1]
+		}
+		return nil
+	}
+	if i, ok := t.sparse[code]; ok {
+		return &t.list[i]
+	}
+	return nil
+}
+
+// parseAbbrevTable reads the table starting at off in sec (.debug_abbrev).
+// Every read is bounded by the section, so bad input ends in an error.
+func parseAbbrevTable(sec []byte, off uint64) (*abbrevTable, error) {
+	const name = ".debug_abbrev"
+	if off >= uint64(len(sec)) {
+		return nil, decodeErrf(name, int(min(off, uint64(len(sec)))), "abbreviation table offset %#x out of range", off)
+	}
+	t := &abbrevTable{}
+	var codes []uint64
+	dense := true
+	p := int(off)
+	for {
+		start := p
+		code, np, ok := uleb(sec, p)
+		if !ok {
+			return nil, decodeErr(name, p, errTruncated)
+		}
+		p = np
+		if code == 0 {
+			break
+		}
+		tag, np, ok := uleb(sec, p)
+		if !ok || np >= len(sec) {
+			return nil, decodeErr(name, p, errTruncated)
+		}
+		if tag > 0xffffffff {
+			return nil, decodeErrf(name, start, "tag %#x out of range", tag)
+		}
+		p = np
+		a := abbrev{tag: uint32(tag), children: sec[p] != 0, first: uint32(len(t.specs))}
+		p++
+		for {
+			at, np, ok := uleb(sec, p)
+			if !ok {
+				return nil, decodeErr(name, p, errTruncated)
+			}
+			form, np2, ok := uleb(sec, np)
+			if !ok {
+				return nil, decodeErr(name, np, errTruncated)
+			}
+			p = np2
+			if at == 0 && form == 0 {
+				break
+			}
+			if at > 0xffffffff || form > 0xffff {
+				return nil, decodeErrf(name, start, "attribute %#x form %#x out of range", at, form)
+			}
+			s := attrSpec{attr: uint32(at), form: Form(form)}
+			if s.form == FormImplicitConst {
+				v, np, ok := sleb(sec, p)
+				if !ok {
+					return nil, decodeErr(name, p, errTruncated)
+				}
+				s.implicit, p = v, np
+			}
+			t.specs = append(t.specs, s)
+		}
+		a.n = uint32(len(t.specs)) - a.first
+		if code != uint64(len(t.list))+1 {
+			dense = false
+		}
+		t.list = append(t.list, a)
+		codes = append(codes, code)
+	}
+	if !dense {
+		t.sparse = make(map[uint64]int32, len(codes))
+		for i, c := range codes {
+			if _, dup := t.sparse[c]; !dup {
+				t.sparse[c] = int32(i)
+			}
+		}
+	}
+	return t, nil
+}

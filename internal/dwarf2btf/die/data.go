@@ -1,0 +1,331 @@
+// Package die decodes DWARF debugging information entries (DIEs) straight
+// from section bytes, without allocating per DIE.
+//
+// It exists because gobtf walks every DIE of a kernel image (about 14
+// million for a distribution vmlinux) and the standard library's debug/dwarf
+// allocates an Entry, a Field slice and boxed values for each. Here the
+// shared, read-only part (unit list, abbreviation tables, type signature
+// index) is built once by New, and each goroutine decodes with its own
+// Reader into a caller-owned Entry whose Fields buffer is reused, so a walk
+// allocates nothing once the buffer has grown to the largest abbreviation.
+//
+// Strings and blocks are slices of the section data (zero-copy); Field.Str
+// views them as Go strings without copying. Index forms (strx, addrx,
+// rnglistx, loclistx) are resolved through the unit's base attributes. All
+// DWARF versions 2 to 5 are read, in 32-bit and 64-bit format, including
+// .debug_types (DWARF 4 type units), split and skeleton unit headers, and the
+// GNU forms dwz writes (resolved through a supplementary Data when given).
+//
+// Malformed input yields a *DecodeError naming the section and offset; every
+// read is bounds-checked and every loop advances, so no input panics or
+// loops forever.
+package die
+
+import (
+	"encoding/binary"
+	"slices"
+	"unsafe"
+)
+
+// Sections holds the raw contents of the DWARF sections of one object file,
+// relocations already applied (or not needed, as in linked executables). Only
+// Info and Abbrev are required; a missing section is nil, and a form that
+// needs it fails with a DecodeError when met. Loc and Ranges (DWARF 2-4 list
+// sections) are kept for callers; DIE decoding does not read them.
+type Sections struct {
+	Info, Abbrev, Str, LineStr, StrOffsets, Addr []byte
+	RngLists, LocLists, Loc, Ranges, Types       []byte
+
+	// Order is the byte order of the file; nil means little endian.
+	Order binary.ByteOrder
+
+	// Sup is the decoded supplementary file (the dwz "alt" file named by
+	// .gnu_debugaltlink, or a DWARF 5 .debug_sup file), needed to resolve
+	// DW_FORM_GNU_strp_alt and DW_FORM_strp_sup strings and to accept
+	// DW_FORM_GNU_ref_alt and DW_FORM_ref_sup4/8 references. May be nil.
+	Sup *Data
+}
+
+// Unit is one unit header of .debug_info or .debug_types plus the attributes
+// of its unit DIE that decoding and callers need. Offsets are absolute in the
+// unit's Section.
+type Unit struct {
+	Section      Section
+	Offset       uint64 // offset of the unit header
+	DIEOffset    uint64 // offset of the unit DIE, just after the header
+	End          uint64 // offset just after the unit
+	Version      uint16 // 2 to 5
+	UnitType     uint8  // DW_UT_*; UnitCompile or UnitType before DWARF 5
+	AddrSize     uint8  // size of target addresses
+	OffsetSize   uint8  // 4, or 8 for 64-bit DWARF
+	AbbrevOffset uint64 // offset of the unit's table in .debug_abbrev
+	Signature    uint64 // type units: the type signature; skeleton and split units: the DWO id
+	TypeOffset   uint64 // type units: absolute offset of the type's DIE
+
+	// From the unit DIE.
+	Tag            uint32 // DW_TAG_compile_unit, partial_unit, type_unit, skeleton_unit; 0 if empty
+	StrOffsetsBase uint64 // DW_AT_str_offsets_base
+	AddrBase       uint64 // DW_AT_addr_base (or DW_AT_GNU_addr_base)
+	RngListsBase   uint64 // DW_AT_rnglists_base (or DW_AT_GNU_ranges_base)
+	LocListsBase   uint64 // DW_AT_loclists_base
+	Language       uint64 // DW_AT_language
+	Name           string // DW_AT_name, aliasing section data
+	Producer       string // DW_AT_producer, aliasing section data
+
+	data    []byte // the unit's section, cut at End
+	abbrevs *abbrevTable
+	d       *Data
+}
+
+// Data is the shared, read-only index of one file's DWARF: its units, their
+// abbreviation tables and the type signature index. After New returns it is
+// never written, so any number of goroutines may use it, each through its
+// own Reader.
+type Data struct {
+	sec    Sections
+	le     bool
+	units  []Unit
+	tunits []Unit
+	sigs   map[uint64]sigRef
+}
+
+type sigRef struct {
+	sec Section
+	off uint64
+}
+
+// New indexes the units of s.Info and s.Types, parses each abbreviation
+// table once (units naming the same offset share it) and decodes every unit
+// DIE for its bases, language, name and producer. The byte slices are used
+// in place and must not change while the Data is in use.
+func New(s *Sections) (*Data, error) {
+	d := &Data{sec: *s, le: s.Order == nil || s.Order == binary.LittleEndian}
+	tables := make(map[uint64]*abbrevTable)
+	var err error
+	if d.units, err = d.parseUnits(SecInfo, s.Info, tables); err != nil {
+		return nil, err
+	}
+	if d.tunits, err = d.parseUnits(SecTypes, s.Types, tables); err != nil {
+		return nil, err
+	}
+	for _, list := range [][]Unit{d.units, d.tunits} {
+		for i := range list {
+			u := &list[i]
+			if u.UnitType != UnitType && u.UnitType != UnitSplitType {
+				continue
+			}
+			if d.sigs == nil {
+				d.sigs = make(map[uint64]sigRef)
+			}
+			if _, dup := d.sigs[u.Signature]; !dup {
+				d.sigs[u.Signature] = sigRef{u.Section, u.TypeOffset}
+			}
+		}
+	}
+	return d, nil
+}
+
+// Units returns the units of .debug_info in section order (compile, partial,
+// type, skeleton and split units alike). The caller must not modify them.
+func (d *Data) Units() []Unit { return d.units }
+
+// TypeUnits returns the DWARF 4 type units of .debug_types.
+func (d *Data) TypeUnits() []Unit { return d.tunits }
+
+// Sup returns the supplementary file's Data given in Sections.Sup, or nil.
+func (d *Data) Sup() *Data { return d.sec.Sup }
+
+// Sections returns the sections d decodes.
+func (d *Data) Sections() *Sections { return &d.sec }
+
+// UnitAt returns the unit of sec whose DIEs contain offset off, or nil.
+func (d *Data) UnitAt(sec Section, off uint64) *Unit {
+	list := d.units
+	if sec == SecTypes {
+		list = d.tunits
+	}
+	i, _ := slices.BinarySearchFunc(list, off, func(u Unit, off uint64) int {
+		switch {
+		case u.End <= off:
+			return -1
+		case u.Offset > off:
+			return 1
+		}
+		return 0
+	})
+	if i < len(list) && list[i].Offset <= off && off < list[i].End {
+		return &list[i]
+	}
+	return nil
+}
+
+// TypeBySignature returns where the type DIE of the type unit with signature
+// sig (the value of a DW_FORM_ref_sig8 attribute) lives.
+func (d *Data) TypeBySignature(sig uint64) (sec Section, off uint64, ok bool) {
+	r, ok := d.sigs[sig]
+	return r.sec, r.off, ok
+}
+
+// parseUnits reads the unit headers of one section and the unit DIEs.
+func (d *Data) parseUnits(sec Section, b []byte, tables map[uint64]*abbrevTable) ([]Unit, error) {
+	name := sec.String()
+	var units []Unit
+	for p := 0; p < len(b); {
+		u := Unit{Section: sec, Offset: uint64(p), d: d}
+		if len(b)-p < 4 {
+			return nil, decodeErr(name, p, errTruncated)
+		}
+		length := u32(b, p, d.le)
+		h := p + 4
+		u.OffsetSize = 4
+		switch {
+		case length == 0xffffffff:
+			if len(b)-h < 8 {
+				return nil, decodeErr(name, h, errTruncated)
+			}
+			length = u64(b, h, d.le)
+			h += 8
+			u.OffsetSize = 8
+		case length >= 0xfffffff0:
+			return nil, decodeErrf(name, p, "reserved unit length %#x", length)
+		}
+		if length > uint64(len(b)-h) {
+			return nil, decodeErrf(name, p, "unit length %#x past the section end", length)
+		}
+		end := h + int(length)
+		u.End = uint64(end)
+		hdr := b[:end]
+		if end-h < 2 {
+			return nil, decodeErr(name, h, errTruncated)
+		}
+		u.Version = uint16(u16(hdr, h, d.le))
+		h += 2
+		if u.Version < 2 || u.Version > 5 {
+			return nil, decodeErrf(name, p, "unsupported DWARF version %d", u.Version)
+		}
+		os := int(u.OffsetSize)
+		if u.Version >= 5 {
+			if end-h < 2+os {
+				return nil, decodeErr(name, h, errTruncated)
+			}
+			u.UnitType, u.AddrSize = hdr[h], hdr[h+1]
+			u.AbbrevOffset = uN(hdr, h+2, os, d.le)
+			h += 2 + os
+		} else {
+			if end-h < os+1 {
+				return nil, decodeErr(name, h, errTruncated)
+			}
+			u.AbbrevOffset = uN(hdr, h, os, d.le)
+			u.AddrSize = hdr[h+os]
+			h += os + 1
+			u.UnitType = UnitCompile
+			if sec == SecTypes {
+				u.UnitType = UnitType
+			}
+		}
+		switch u.UnitType {
+		case UnitCompile, UnitPartial:
+		case UnitSkeleton, UnitSplitCompile:
+			if end-h < 8 {
+				return nil, decodeErr(name, h, errTruncated)
+			}
+			u.Signature = u64(hdr, h, d.le)
+			h += 8
+		case UnitType, UnitSplitType:
+			if end-h < 8+os {
+				return nil, decodeErr(name, h, errTruncated)
+			}
+			u.Signature = u64(hdr, h, d.le)
+			to := uN(hdr, h+8, os, d.le)
+			h += 8 + os
+			if to < uint64(h-p) || to >= uint64(end-p) {
+				return nil, decodeErrf(name, p, "type offset %#x outside its unit", to)
+			}
+			u.TypeOffset = uint64(p) + to
+		default:
+			return nil, decodeErrf(name, p, "unit type %#x: %w", u.UnitType, ErrUnsupported)
+		}
+		switch u.AddrSize {
+		case 1, 2, 4, 8:
+		default:
+			return nil, decodeErrf(name, p, "address size %d", u.AddrSize)
+		}
+		u.DIEOffset = uint64(h)
+		u.data = hdr
+		t, ok := tables[u.AbbrevOffset]
+		if !ok {
+			var err error
+			if t, err = parseAbbrevTable(d.sec.Abbrev, u.AbbrevOffset); err != nil {
+				return nil, err
+			}
+			tables[u.AbbrevOffset] = t
+		}
+		u.abbrevs = t
+		units = append(units, u)
+		p = end
+	}
+	// The unit DIEs are read once all units sit at their final addresses.
+	for i := range units {
+		if err := d.readUnitDIE(&units[i]); err != nil {
+			return nil, err
+		}
+	}
+	return units, nil
+}
+
+// readUnitDIE decodes u's unit DIE twice: first leaving index forms
+// unresolved to learn the bases (which may follow the attributes that need
+// them), then for real to get the name and producer strings.
+func (d *Data) readUnitDIE(u *Unit) error {
+	if u.DIEOffset >= u.End {
+		return nil
+	}
+	var e Entry
+	r := Reader{d: d}
+	r.raw = true
+	if err := r.entryIn(u, u.DIEOffset, &e); err != nil {
+		return err
+	}
+	u.Tag = e.Tag
+	if u.UnitType == UnitSplitCompile || u.UnitType == UnitSplitType {
+		// Split units have no base attributes: their index tables follow
+		// the DWARF 5 section headers.
+		if u.Version >= 5 {
+			u.StrOffsetsBase = 2 * uint64(u.OffsetSize)
+			u.RngListsBase = 4 + 2*uint64(u.OffsetSize)
+			u.LocListsBase = u.RngListsBase
+		}
+	}
+	for _, f := range e.Fields {
+		switch f.Attr {
+		case AttrStrOffsetsBase:
+			u.StrOffsetsBase = f.Val
+		case AttrAddrBase, AttrGNUAddrBase:
+			u.AddrBase = f.Val
+		case AttrRnglistsBase, AttrGNURangesBase:
+			u.RngListsBase = f.Val
+		case AttrLoclistsBase:
+			u.LocListsBase = f.Val
+		case AttrLanguage:
+			u.Language = f.Val
+		}
+	}
+	r.raw = false
+	if err := r.entryIn(u, u.DIEOffset, &e); err != nil {
+		return err
+	}
+	for _, f := range e.Fields {
+		switch f.Attr {
+		case AttrName:
+			u.Name = f.Str()
+		case AttrProducer:
+			u.Producer = f.Str()
+		}
+	}
+	return nil
+}
+
+// str views b as a string without copying.
+func str(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}

@@ -1,0 +1,82 @@
+package die
+
+// Field is one decoded attribute. How Val and Data are filled depends on the
+// form (after DW_FORM_indirect has been followed; Form is the real form):
+//
+//   - addr, addrx*, GNU_addr_index: Val is the address (index forms are
+//     looked up in .debug_addr at the unit's addr_base).
+//   - data1/2/4/8, udata: Val is the zero-extended value. sdata and
+//     implicit_const: Val is the value as int64 bits (see Int). data16: Data
+//     holds the 16 bytes.
+//   - flag: Val is the stored byte; flag_present: Val is 1.
+//   - block*, exprloc: Data is the block, Val its length.
+//   - string, strp, line_strp, strx*, GNU_str_index, strp_sup, GNU_strp_alt:
+//     Data is the string without its NUL and Val its offset in the section
+//     holding it (.debug_info, .debug_str, .debug_line_str, or the
+//     supplementary file's .debug_str).
+//   - ref1/2/4/8, ref_udata: Val is the absolute offset of the referenced DIE
+//     in the unit's section. ref_addr: Val is the absolute .debug_info offset.
+//     ref_sig8: Val is the type signature (see Data.TypeBySignature).
+//     GNU_ref_alt, ref_sup4/8: Val is the .debug_info offset in the
+//     supplementary file.
+//   - sec_offset: Val is the offset in the section the attribute points to.
+//   - rnglistx, loclistx: Val is the list's absolute offset in
+//     .debug_rnglists or .debug_loclists, resolved through the unit's
+//     rnglists_base or loclists_base offset table.
+//
+// Data aliases section bytes: it stays valid as long as the Sections do and
+// must not be modified.
+type Field struct {
+	Attr uint32 // DW_AT_*
+	Form Form
+	Val  uint64
+	Data []byte
+}
+
+// Int returns Val as a signed number, as meant for sdata and implicit_const.
+func (f *Field) Int() int64 { return int64(f.Val) }
+
+// Str returns Data as a string without copying it.
+func (f *Field) Str() string { return str(f.Data) }
+
+// IsRef reports whether the field references a DIE of the same section by
+// offset (ref1/2/4/8, ref_udata, ref_addr); Val is then that offset.
+func (f *Field) IsRef() bool {
+	switch f.Form {
+	case FormRef1, FormRef2, FormRef4, FormRef8, FormRefUdata, FormRefAddr:
+		return true
+	}
+	return false
+}
+
+// Entry is one decoded DIE. Callers own it and pass it to every decode call;
+// its Fields buffer is reused and grows only when a DIE has more attributes
+// than any before, so decoding into the same Entry allocates nothing in the
+// steady state. Its contents stay valid until the next decode into it.
+type Entry struct {
+	Offset   uint64 // offset of the DIE in its unit's section
+	Tag      uint32 // DW_TAG_*
+	Children bool   // whether children follow
+	Depth    int    // nesting level: 0 for the unit DIE, 1 for its children, ...
+	Sibling  uint64 // DW_AT_sibling's target, 0 when absent
+	Unit     *Unit  // the unit holding the DIE
+	Fields   []Field
+}
+
+// Field returns the entry's attribute attr, or nil when absent.
+func (e *Entry) Field(attr uint32) *Field {
+	for i := range e.Fields {
+		if e.Fields[i].Attr == attr {
+			return &e.Fields[i]
+		}
+	}
+	return nil
+}
+
+// Val returns the value of attribute attr and whether it is present.
+func (e *Entry) Val(attr uint32) (uint64, bool) {
+	if f := e.Field(attr); f != nil {
+		return f.Val, true
+	}
+	return 0, false
+}

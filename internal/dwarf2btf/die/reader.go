@@ -1,0 +1,185 @@
+package die
+
+// Reader walks the DIE tree of one unit at a time and decodes DIEs at given
+// offsets. It holds per-walk state only, so each goroutine needs its own;
+// many Readers may share one Data.
+//
+// Walk invariant: pos is the offset of the next DIE to read in u.data and
+// depth its nesting level. A null entry closes one level; the walk of a unit
+// ends when the unit DIE's children are closed, when a unit DIE without
+// children has been read, or at the end of the unit's bytes (a missing
+// closing null entry is tolerated, as debug/dwarf does).
+type Reader struct {
+	d     *Data
+	u     *Unit
+	pos   int
+	depth int
+	done  bool
+	raw   bool // leave index forms unresolved (used while reading unit DIEs)
+
+	// The DIE last returned by Next, for SkipChildren.
+	lastValid    bool
+	lastChildren bool
+	lastDepth    int
+	lastSibling  uint64
+}
+
+// NewReader returns a Reader of d, positioned nowhere: call Seek first.
+func (d *Data) NewReader() *Reader { return &Reader{d: d, done: true} }
+
+// Seek positions r at the unit DIE of u, which must be one of d's units.
+func (r *Reader) Seek(u *Unit) {
+	r.u = u
+	r.pos = int(u.DIEOffset)
+	r.depth = 0
+	r.done = u.DIEOffset >= u.End
+	r.lastValid = false
+}
+
+// Unit returns the unit given to the last Seek.
+func (r *Reader) Unit() *Unit { return r.u }
+
+// Next decodes the next DIE of the unit, in depth-first order, into e and
+// reports whether there was one. Null entries are consumed, not returned;
+// e.Depth tells where the DIE sits in the tree. After an error the walk of
+// the unit is over.
+func (r *Reader) Next(e *Entry) (bool, error) {
+	r.lastValid = false
+	u := r.u
+	for !r.done {
+		b := u.data
+		p := r.pos
+		if p >= len(b) {
+			r.done = true
+			break
+		}
+		code, np, ok := uleb(b, p)
+		if !ok {
+			r.done = true
+			return false, u.trunc(p)
+		}
+		if code == 0 {
+			r.pos = np
+			r.depth--
+			if r.depth <= 0 {
+				r.done = true
+			}
+			continue
+		}
+		a := u.abbrevs.lookup(code)
+		if a == nil {
+			r.done = true
+			return false, decodeErrf(u.Section.String(), p, "%w %d", errBadAbbrev, code)
+		}
+		e.Offset, e.Tag, e.Children, e.Depth, e.Unit = uint64(p), a.tag, a.children, r.depth, u
+		np, err := r.decodeAttrs(u, a, np, e)
+		if err != nil {
+			r.done = true
+			return false, err
+		}
+		r.pos = np
+		r.lastValid, r.lastChildren, r.lastDepth, r.lastSibling = true, a.children, r.depth, e.Sibling
+		if a.children {
+			r.depth++
+		} else if r.depth == 0 {
+			r.done = true
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+// SkipChildren makes the next Next return the sibling of the DIE the last
+// Next returned, skipping its subtree. It jumps to DW_AT_sibling when that
+// points forward inside the unit, and otherwise steps over the children
+// without decoding their values. It does nothing when the last DIE has no
+// children or when called other than right after Next.
+func (r *Reader) SkipChildren() error {
+	if !r.lastValid || !r.lastChildren {
+		return nil
+	}
+	r.lastValid = false
+	target := r.lastDepth
+	if target == 0 {
+		r.done = true
+		return nil
+	}
+	u := r.u
+	if s := r.lastSibling; s > uint64(r.pos) && s <= u.End {
+		r.pos, r.depth = int(s), target
+		return nil
+	}
+	b := u.data
+	p := r.pos
+	for depth := target + 1; depth > target; {
+		if p >= len(b) {
+			r.done = true
+			return nil
+		}
+		code, np, ok := uleb(b, p)
+		if !ok {
+			r.done = true
+			return u.trunc(p)
+		}
+		if code == 0 {
+			p = np
+			depth--
+			continue
+		}
+		a := u.abbrevs.lookup(code)
+		if a == nil {
+			r.done = true
+			return decodeErrf(u.Section.String(), p, "%w %d", errBadAbbrev, code)
+		}
+		var err error
+		if p, err = skipAttrs(u, a, np); err != nil {
+			r.done = true
+			return err
+		}
+		if a.children {
+			depth++
+		}
+	}
+	r.pos, r.depth = p, target
+	return nil
+}
+
+// EntryAt decodes the single DIE at offset off of section sec into e, as
+// needed to follow references (a ref form's Field.Val is such an offset; for
+// DW_FORM_ref_sig8 use Data.TypeBySignature first). It does not move the
+// walk. e.Depth is 0 for a unit DIE and -1 otherwise (unknown).
+func (r *Reader) EntryAt(sec Section, off uint64, e *Entry) error {
+	u := r.u
+	if u == nil || u.Section != sec || off < u.Offset || off >= u.End {
+		if u = r.d.UnitAt(sec, off); u == nil {
+			return decodeErrf(sec.String(), int(min(off, 1<<62)), "offset %#x is in no unit", off)
+		}
+	}
+	return r.entryIn(u, off, e)
+}
+
+// entryIn decodes the DIE at off of unit u.
+func (r *Reader) entryIn(u *Unit, off uint64, e *Entry) error {
+	if off < u.DIEOffset || off >= u.End {
+		return decodeErrf(u.Section.String(), int(min(off, 1<<62)), "offset %#x is not in the DIEs of the unit at %#x", off, u.Offset)
+	}
+	p := int(off)
+	code, np, ok := uleb(u.data, p)
+	if !ok {
+		return u.trunc(p)
+	}
+	if code == 0 {
+		return decodeErrf(u.Section.String(), p, "offset %#x holds a null entry, not a DIE", off)
+	}
+	a := u.abbrevs.lookup(code)
+	if a == nil {
+		return decodeErrf(u.Section.String(), p, "%w %d", errBadAbbrev, code)
+	}
+	e.Offset, e.Tag, e.Children, e.Unit = off, a.tag, a.children, u
+	e.Depth = -1
+	if off == u.DIEOffset {
+		e.Depth = 0
+	}
+	_, err := r.decodeAttrs(u, a, np, e)
+	return err
+}
