@@ -67,6 +67,7 @@ const (
 	AttrAddrBase       = 0x73
 	AttrRnglistsBase   = 0x74
 	AttrLoclistsBase   = 0x8c
+	AttrGNUDWOID       = 0x2131
 	AttrGNURangesBase  = 0x2132
 	AttrGNUAddrBase    = 0x2133
 )

@@ -44,6 +44,12 @@ type Sections struct {
 	// DW_FORM_GNU_strp_alt and DW_FORM_strp_sup strings and to accept
 	// DW_FORM_GNU_ref_alt and DW_FORM_ref_sup4/8 references. May be nil.
 	Sup *Data
+
+	// Skeleton is the decoded executable or object whose skeleton units
+	// describe the split units of this file (a .dwo). Split units take
+	// their addr_base, and the file its .debug_addr when Addr is nil, from
+	// the skeleton unit with the same DWO id. May be nil.
+	Skeleton *Data
 }
 
 // Unit is one unit header of .debug_info or .debug_types plus the attributes
@@ -59,7 +65,7 @@ type Unit struct {
 	AddrSize     uint8  // size of target addresses
 	OffsetSize   uint8  // 4, or 8 for 64-bit DWARF
 	AbbrevOffset uint64 // offset of the unit's table in .debug_abbrev
-	Signature    uint64 // type units: the type signature; skeleton and split units: the DWO id
+	Signature    uint64 // type units: the type signature; skeleton and split units: the DWO id (DW_AT_GNU_dwo_id before DWARF 5)
 	TypeOffset   uint64 // type units: absolute offset of the type's DIE
 
 	// From the unit DIE.
@@ -100,6 +106,9 @@ type sigRef struct {
 // in place and must not change while the Data is in use.
 func New(s *Sections) (*Data, error) {
 	d := &Data{sec: *s, le: s.Order == nil || s.Order == binary.LittleEndian}
+	if d.sec.Addr == nil && s.Skeleton != nil {
+		d.sec.Addr = s.Skeleton.sec.Addr
+	}
 	tables := make(map[uint64]*abbrevTable)
 	var err error
 	if d.units, err = d.parseUnits(SecInfo, s.Info, tables); err != nil {
@@ -308,6 +317,22 @@ func (d *Data) readUnitDIE(u *Unit) error {
 			u.LocListsBase = f.Val
 		case AttrLanguage:
 			u.Language = f.Val
+		case AttrGNUDWOID:
+			if u.Version < 5 {
+				u.Signature = f.Val
+			}
+		}
+	}
+	if sk := d.sec.Skeleton; sk != nil && (u.UnitType == UnitSplitCompile || u.Version < 5) {
+		for i := range sk.units {
+			if s := &sk.units[i]; s.Signature == u.Signature && s.Signature != 0 &&
+				(s.UnitType == UnitSkeleton || s.Version < 5) {
+				u.AddrBase = s.AddrBase
+				if u.Version < 5 {
+					u.RngListsBase = s.RngListsBase
+				}
+				break
+			}
 		}
 	}
 	r.raw = false
