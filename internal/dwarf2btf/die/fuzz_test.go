@@ -41,7 +41,7 @@ func richUnit() ([]byte, []byte) {
 		}},
 		{tag: 0x34, attrs: []hAttr{
 			{at: 0x49, form: FormRefAddr, enc: nbytes(le, 4, 12)},
-						{at: 0x3f0c, form: FormFlagPresent},
+			{at: 0x3f0c, form: FormFlagPresent},
 		}},
 	}}}
 	// Point DW_AT_sibling at the variable, the structure's next sibling:
