@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
 )
 
 // unitResult is what converting one compilation unit yields.
@@ -18,49 +19,39 @@ type unitResult struct {
 	skipped bool       // filtered out by language
 }
 
-// ConvertTypesStd converts the type DIEs of every compilation unit of f,
-// read with the standard library's debug/dwarf, into one standalone Spec,
-// the units' types concatenated in unit order (not deduplicated).
-func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
-	d, err := f.DWARF()
-	if err != nil {
-		return nil, fmt.Errorf("reading DWARF: %w", err)
-	}
-	var units []dwarf.Offset
-	r := d.Reader()
-	for {
-		e, err := r.Next()
-		if err != nil {
-			return nil, fmt.Errorf("listing units: %w", err)
-		}
-		if e == nil {
-			break
-		}
-		units = append(units, e.Offset)
-		r.SkipChildren()
-	}
-	le := f.ByteOrder == binary.LittleEndian
-	addrSize := uint32(8)
+// target describes the file being converted, as the conversion of every unit
+// needs it.
+type target struct {
+	littleEndian bool
+	addrSize     uint32
+	debugAddr    []byte
+	elf          *elfInfo
+}
+
+func newTarget(f *elf.File, opts *Options, debugAddr []byte) *target {
+	t := &target{littleEndian: f.ByteOrder == binary.LittleEndian, addrSize: 8, debugAddr: debugAddr,
+		elf: newElfInfo(f, &opts.Features)}
 	if f.Class == elf.ELFCLASS32 {
-		addrSize = 4
+		t.addrSize = 4
 	}
-	einfo := newElfInfo(f, &opts.Features)
-	var debugAddr []byte
-	if sec := f.Section(".debug_addr"); sec != nil {
-		// Without relocations: fine for linked files, which is where
-		// variable addresses mean something.
-		debugAddr, _ = sec.Data()
-	}
-	results := make([]unitResult, len(units))
+	return t
+}
+
+// convertUnits converts n units, opening unit i's DIE stream with open, on
+// opts.Jobs goroutines, and joins the results in unit order. Each unit is
+// converted on its own, so the result does not depend on the job count.
+func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, opts *Options) (*btf.Spec, error) {
+	results := make([]unitResult, n)
 	var g errgroup.Group
 	g.SetLimit(max(opts.Jobs, 1))
-	for i, off := range units {
+	for i := 0; i < n; i++ {
 		g.Go(func() error {
-			c := newCUTypes(opts, le, addrSize)
-			c.debugAddr = debugAddr
-			lang, _, err := c.walk(newStdStream(d, off))
+			src, where := open(i)
+			c := newCUTypes(opts, tgt.littleEndian, tgt.addrSize)
+			c.debugAddr = tgt.debugAddr
+			lang, _, err := c.walk(src)
 			if err != nil {
-				return fmt.Errorf("unit at .debug_info offset %#x: %w", off, err)
+				return fmt.Errorf("%s: %w", where, err)
 			}
 			if opts.Languages.Skips(uint16(lang)) {
 				results[i] = unitResult{skipped: true}
@@ -68,9 +59,9 @@ func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
 			}
 			c.enumSignedness()
 			c.emit()
-			vars, err := c.emitVars(einfo)
+			vars, err := c.emitVars(tgt.elf)
 			if err != nil {
-				return fmt.Errorf("unit at .debug_info offset %#x: %w", off, err)
+				return fmt.Errorf("%s: %w", where, err)
 			}
 			results[i] = unitResult{types: c.spec, vars: vars}
 			return nil
@@ -94,6 +85,84 @@ func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
 		shift += btf.TypeID(res.types.NumTypes())
 	}
 	out := btf.Concat(parts)
-	appendDatasecs(out, einfo, entries)
+	appendDatasecs(out, tgt.elf, entries)
 	return out, nil
+}
+
+// ConvertTypesStd converts the types and variables of every compilation unit
+// of f, read with the standard library's debug/dwarf (which also applies the
+// relocations of relocatable files), into one standalone Spec, not
+// deduplicated.
+func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
+	d, err := f.DWARF()
+	if err != nil {
+		return nil, fmt.Errorf("reading DWARF: %w", err)
+	}
+	var units []dwarf.Offset
+	r := d.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil {
+			return nil, fmt.Errorf("listing units: %w", err)
+		}
+		if e == nil {
+			break
+		}
+		units = append(units, e.Offset)
+		r.SkipChildren()
+	}
+	var debugAddr []byte
+	if sec := f.Section(".debug_addr"); sec != nil {
+		// Without relocations: fine for linked files, which is where
+		// variable addresses mean something.
+		debugAddr, _ = sec.Data()
+	}
+	open := func(i int) (dieStream, string) {
+		return newStdStream(d, units[i]), fmt.Sprintf("unit at .debug_info offset %#x", units[i])
+	}
+	return convertUnits(len(units), open, newTarget(f, opts, debugAddr), opts)
+}
+
+// ConvertTypes converts like ConvertTypesStd with gobtf's own DIE decoder
+// over the given sections (decompressed and, for relocatable files,
+// relocated).
+func ConvertTypes(f *elf.File, secs *die.Sections, opts *Options) (*btf.Spec, error) {
+	d, err := die.New(secs)
+	if err != nil {
+		return nil, err
+	}
+	units := d.Units()
+	open := func(i int) (dieStream, string) {
+		return newFastStream(d, &units[i]), fmt.Sprintf("unit at .debug_info offset %#x", units[i].Offset)
+	}
+	return convertUnits(len(units), open, newTarget(f, opts, secs.Addr), opts)
+}
+
+// SectionsStd reads the DWARF sections of f with debug/elf (decompressing
+// them, but applying no relocations).
+func SectionsStd(f *elf.File) (*die.Sections, error) {
+	s := &die.Sections{Order: f.ByteOrder}
+	for _, x := range []struct {
+		name string
+		dst  *[]byte
+	}{
+		{".debug_info", &s.Info}, {".debug_abbrev", &s.Abbrev}, {".debug_str", &s.Str},
+		{".debug_line_str", &s.LineStr}, {".debug_str_offsets", &s.StrOffsets}, {".debug_addr", &s.Addr},
+		{".debug_rnglists", &s.RngLists}, {".debug_loclists", &s.LocLists}, {".debug_loc", &s.Loc},
+		{".debug_ranges", &s.Ranges}, {".debug_types", &s.Types},
+	} {
+		sec := f.Section(x.name)
+		if sec == nil {
+			continue
+		}
+		b, err := sec.Data()
+		if err != nil {
+			return nil, fmt.Errorf("section %s: %w", x.name, err)
+		}
+		*x.dst = b
+	}
+	if s.Info == nil {
+		return nil, fmt.Errorf("no .debug_info section")
+	}
+	return s, nil
 }

@@ -46,11 +46,11 @@ const (
 	ateSignedChar   = 0x06
 )
 
-// die is the digest of one DIE: its position in the tree and the attributes
-// the converter reads, decoded into fixed fields. One die is reused for every
+// digest is the digest of one DIE: its position in the tree and the attributes
+// the converter reads, decoded into fixed fields. One digest is reused for every
 // DIE of a walk, so decoding allocates nothing; strings alias the decoder's
 // section data. A field's has* flag tells an absent attribute from a zero one.
-type die struct {
+type digest struct {
 	off      uint64 // offset of the DIE in .debug_info
 	tag      uint32
 	children bool
@@ -71,8 +71,9 @@ type die struct {
 	hasMemberLoc     bool
 	bitOffset        uint64 // DW_AT_bit_offset (DWARF 2-4 bitfields, counted from the MSB)
 
-	upperBound    uint64 // DW_AT_upper_bound (constant forms only)
-	hasUpperBound bool
+	upperBound         uint64 // DW_AT_upper_bound (constant forms only)
+	hasUpperBound      bool
+	upperBoundNotConst bool // DW_AT_upper_bound present in a non-constant form
 	count         uint64 // DW_AT_count (constant forms only)
 	hasCount      bool
 
@@ -95,4 +96,4 @@ type die struct {
 }
 
 // reset clears d for the next DIE.
-func (d *die) reset() { *d = die{} }
+func (d *digest) reset() { *d = digest{} }

@@ -22,7 +22,7 @@ func newStdStream(d *dwarf.Data, off dwarf.Offset) *stdStream {
 
 // next tracks depth as the number of open DIEs with children; a null entry
 // closes one, and the unit ends when its own children are closed.
-func (s *stdStream) next(d *die) (int, bool, error) {
+func (s *stdStream) next(d *digest) (int, bool, error) {
 	for !s.done {
 		e, err := s.r.Next()
 		if err != nil {
@@ -53,7 +53,7 @@ func (s *stdStream) next(d *die) (int, bool, error) {
 
 // fillDigest copies the attributes the converter reads from a debug/dwarf
 // entry.
-func fillDigest(d *die, e *dwarf.Entry) {
+func fillDigest(d *digest, e *dwarf.Entry) {
 	d.off = uint64(e.Offset)
 	d.tag = uint32(e.Tag)
 	d.children = e.Children
@@ -85,6 +85,8 @@ func fillDigest(d *die, e *dwarf.Entry) {
 		case dwarf.AttrUpperBound:
 			if v, ok := f.Val.(int64); ok {
 				d.upperBound, d.hasUpperBound = uint64(v), true
+			} else {
+				d.upperBoundNotConst = true
 			}
 		case dwarf.AttrCount:
 			if v, ok := f.Val.(int64); ok {

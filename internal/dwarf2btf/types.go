@@ -140,7 +140,7 @@ func (c *cuTypes) str(s string) uint32 {
 }
 
 // add appends a record for d and returns its index.
-func (c *cuTypes) add(d *die, k btf.Kind) int {
+func (c *cuTypes) add(d *digest, k btf.Kind) int {
 	c.recs = append(c.recs, typeRec{off: d.off, ref: d.typ, kind: k})
 	return len(c.recs) - 1
 }
@@ -150,7 +150,7 @@ func (c *cuTypes) add(d *die, k btf.Kind) int {
 // float feature, otherwise an INT without encoding; sizes that are not a
 // power of two up to 16 bytes (DWARF 5 _BitInt-like helper types) become a
 // placeholder INT so that the kernel accepts the result.
-func (c *cuTypes) baseType(d *die) {
+func (c *cuTypes) baseType(d *digest) {
 	i := c.add(d, btf.KindInt)
 	r := &c.recs[i]
 	name := d.name
@@ -177,7 +177,7 @@ func (c *cuTypes) baseType(d *die) {
 
 // enumType records an enumeration; its enumerators follow as children. A
 // declaration without size gets pahole's default of 4 bytes.
-func (c *cuTypes) enumType(d *die, signed bool) int {
+func (c *cuTypes) enumType(d *digest, signed bool) int {
 	i := c.add(d, btf.KindEnum)
 	r := &c.recs[i]
 	r.name = c.str(d.name)

@@ -1,6 +1,7 @@
 package dwarf2btf
 
 import (
+	"bytes"
 	"debug/elf"
 	"os"
 	"os/exec"
@@ -23,7 +24,7 @@ type fixture struct {
 // buildFixtures compiles the C fixtures of testdata/types with every
 // available compiler at DWARF 4 and 5 (and once with compressed debug
 // sections), skipping what a compiler cannot build.
-func buildFixtures(t *testing.T) (types, vars []fixture) {
+func buildFixtures(t *testing.T) (types, vars, linked []fixture) {
 	t.Helper()
 	src := filepath.Join(testutil.RepoRoot(), "testdata", "types")
 	dir := t.TempDir()
@@ -67,10 +68,20 @@ func buildFixtures(t *testing.T) (types, vars []fixture) {
 			if compiler == "clang" {
 				build("tags", "tags.c")
 			}
+			for _, name := range []string{"basic", "tags"} {
+				if name == "tags" && compiler != "clang" {
+					continue
+				}
+				obj := tag + "-" + name + ".so"
+				if cc(compiler, "-g", "-O0", "-gdwarf-"+v, "-shared", "-nostdlib", "-fPIC", filepath.Join(src, name+".c"), "-o", obj) == nil {
+					linked = append(linked, fixture{tag + "/" + name + ".so", filepath.Join(dir, obj)})
+				}
+			}
 			obj := tag + "-percpu.so"
 			if cc(compiler, "-g", "-O0", "-gdwarf-"+v, "-shared", "-nostdlib", "-fPIC", filepath.Join(src, "percpu.c"), "-o", obj) == nil &&
 				cc("objcopy", "--rename-section", ".data=.data..percpu", obj) == nil {
 				vars = append(vars, fixture{tag + "/percpu", filepath.Join(dir, obj)})
+				linked = append(linked, vars[len(vars)-1])
 			}
 		}
 		obj := compiler + "-zlib-basic.o"
@@ -81,23 +92,39 @@ func buildFixtures(t *testing.T) (types, vars []fixture) {
 	if len(out) == 0 {
 		t.Skip("skipping: no C compiler could build the fixtures")
 	}
-	return out, vars
+	return out, vars, linked
 }
 
 // convertFile converts an object's types with the standard-library reader and
 // writes the raw BTF next to it.
 func convertFile(t *testing.T, obj string, opts *Options) string {
 	t.Helper()
+	return convertFileWith(t, obj, opts, false)
+}
+
+// convertFileWith converts with gobtf's own decoder when fast is set (for
+// linked files only, until relocations are applied by our ELF reader).
+func convertFileWith(t *testing.T, obj string, opts *Options, fast bool) string {
+	t.Helper()
 	f, err := elf.Open(obj)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	s, err := ConvertTypesStd(f, opts)
-	if err != nil {
+	var s *btf.Spec
+	if fast {
+		secs, err := SectionsStd(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err = ConvertTypes(f, secs, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", obj, err)
+		}
+	} else if s, err = ConvertTypesStd(f, opts); err != nil {
 		t.Fatalf("%s: %v", obj, err)
 	}
-	out := obj + ".gobtf.btf"
+	out := obj + map[bool]string{false: ".gobtf.btf", true: ".gobtf-fast.btf"}[fast]
 	if err := os.WriteFile(out, s.Marshal(s.ByteOrder()), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +150,7 @@ func TestTypesMatchPahole(t *testing.T) {
 	if err != nil {
 		t.Skip("skipping: pahole (dwarves) is not installed")
 	}
-	types, _ := buildFixtures(t)
+	types, _, _ := buildFixtures(t)
 	for _, fx := range types {
 		for _, floats := range []bool{true, false} {
 			name := fx.name + map[bool]string{true: "/floats", false: "/no-floats"}[floats]
@@ -157,7 +184,7 @@ func TestVarsMatchPahole(t *testing.T) {
 	if err != nil {
 		t.Skip("skipping: pahole (dwarves) is not installed")
 	}
-	_, vars := buildFixtures(t)
+	_, vars, _ := buildFixtures(t)
 	for _, fx := range vars {
 		t.Run(fx.name, func(t *testing.T) {
 			ours := convertFile(t, fx.obj, &Options{Features: DefaultFeatures(), Jobs: 1})
@@ -203,8 +230,8 @@ func TestTypesMatchPaholeVmlinux(t *testing.T) {
 	feats := Features{EncodeForce: true, Var: true, Float: true, Enum64: true, DeclTag: true, TypeTag: true,
 		OptimizedFunc: true, ConsistentFunc: true, DeclTagKfuncs: true, Attributes: true}
 	rust, _ := ParseLanguages("rust")
-	ours := convertFile(t, copyToTemp(t, vmlinux), &Options{Features: feats, Jobs: 2,
-		Languages: LanguageFilter{IDs: rust, Exclude: true}})
+	ours := convertFileWith(t, copyToTemp(t, vmlinux), &Options{Features: feats, Jobs: 2,
+		Languages: LanguageFilter{IDs: rust, Exclude: true}}, true)
 	data, err := os.ReadFile(ours)
 	if err != nil {
 		t.Fatal(err)
@@ -227,6 +254,31 @@ func dedupLibbpf(t *testing.T, in string) string {
 		t.Fatalf("btfdedup %s: %v\n%s", in, err, b)
 	}
 	return out
+}
+
+// TestFastDecoderMatchesStd converts each linked fixture with gobtf's own
+// DIE decoder and with the standard library's, and requires the same bytes:
+// the digest both fill must not depend on the decoder.
+func TestFastDecoderMatchesStd(t *testing.T) {
+	_, _, linked := buildFixtures(t)
+	feats := DefaultFeatures()
+	feats.Float = true
+	for _, fx := range linked {
+		t.Run(fx.name, func(t *testing.T) {
+			opts := &Options{Features: feats, Jobs: 2}
+			std, err := os.ReadFile(convertFileWith(t, fx.obj, opts, false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fast, err := os.ReadFile(convertFileWith(t, fx.obj, opts, true))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(std, fast) {
+				t.Errorf("the two decoders give different BTF (%d vs %d bytes)", len(std), len(fast))
+			}
+		})
+	}
 }
 
 // copyToTemp links (or copies) path into a temp dir so outputs written next

@@ -10,7 +10,7 @@ import (
 type dieStream interface {
 	// next decodes the next DIE into d and returns its depth (0 for the unit
 	// DIE, 1 for its children, ...). ok is false after the unit's last DIE.
-	next(d *die) (depth int, ok bool, err error)
+	next(d *digest) (depth int, ok bool, err error)
 }
 
 // frameKind says how the children of an open DIE are read.
@@ -42,7 +42,7 @@ type frame struct {
 // walkTypes reads one unit's DIEs from src and records its types in c. It
 // returns the unit DIE's language and whether the producer is clang.
 func (c *cuTypes) walk(src dieStream) (lang uint64, clang bool, err error) {
-	var d die
+	var d digest
 	var stack []frame
 	for {
 		d.reset()
@@ -86,7 +86,7 @@ func (c *cuTypes) walk(src dieStream) (lang uint64, clang bool, err error) {
 
 // visit handles one DIE given its parent's frame and returns the frame its
 // children are to be read in.
-func (c *cuTypes) visit(d *die, parent *frame, depth int) frame {
+func (c *cuTypes) visit(d *digest, parent *frame, depth int) frame {
 	feats := &c.opts.Features
 	if d.tag == tagVariable && depth == 1 {
 		c.variable(d)
@@ -125,8 +125,12 @@ func (c *cuTypes) visit(d *die, parent *frame, depth int) frame {
 			}
 		case frameArray:
 			if d.tag == tagSubrangeType {
+				// pahole reads a constant upper bound (plus one) or else a
+				// constant count; a bound it cannot read as a constant
+				// (a VLA's) counts as 0 without looking at the count.
 				var n uint64
 				switch {
+				case d.upperBoundNotConst:
 				case d.hasUpperBound:
 					n = d.upperBound + 1
 				case d.hasCount:
@@ -173,7 +177,7 @@ func (c *cuTypes) visit(d *die, parent *frame, depth int) frame {
 // nested in a struct, a function or a lexical block) and returns the frame
 // for its children. DIEs that are not types get a plain frame, so the types
 // defined inside functions are found too, as pahole finds them.
-func (c *cuTypes) visitType(d *die) frame {
+func (c *cuTypes) visitType(d *digest) frame {
 	switch d.tag {
 	case tagBaseType:
 		c.baseType(d)
@@ -236,7 +240,7 @@ func (c *cuTypes) visitType(d *die) frame {
 
 // declTag records a btf_decl_tag annotation (others are ignored, as pahole
 // ignores them).
-func (c *cuTypes) declTag(d *die, target uint64, component int32) {
+func (c *cuTypes) declTag(d *digest, target uint64, component int32) {
 	if !c.opts.Features.DeclTag || d.name != "btf_decl_tag" {
 		return
 	}

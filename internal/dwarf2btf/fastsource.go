@@ -1,0 +1,150 @@
+package dwarf2btf
+
+import (
+	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+)
+
+// fastStream reads one unit with gobtf's own allocation-free decoder. The
+// Entry and its Fields buffer are reused for every DIE, and strings and
+// blocks alias the section data, so a walk allocates nothing per DIE.
+type fastStream struct {
+	r *die.Reader
+	e die.Entry
+}
+
+// newFastStream positions a reader of d on unit u.
+func newFastStream(d *die.Data, u *die.Unit) *fastStream {
+	s := &fastStream{r: d.NewReader()}
+	s.r.Seek(u)
+	return s
+}
+
+func (s *fastStream) next(d *digest) (int, bool, error) {
+	ok, err := s.r.Next(&s.e)
+	if err != nil || !ok {
+		return 0, false, err
+	}
+	fillDigestFast(d, &s.e)
+	return s.e.Depth, true, nil
+}
+
+// Attribute codes (DW_AT_*) the digest reads.
+const (
+	atName          = 0x03
+	atByteSize      = 0x0b
+	atBitOffset     = 0x0c
+	atBitSize       = 0x0d
+	atLocation      = 0x02
+	atLanguage      = 0x13
+	atConstValue    = 0x1c
+	atUpperBound    = 0x2f
+	atProducer      = 0x25
+	atArtificial    = 0x34
+	atCount         = 0x37
+	atDataMemberLoc = 0x38
+	atDeclaration   = 0x3c
+	atEncoding      = 0x3e
+	atExternal      = 0x3f
+	atSpecification = 0x47
+	atType          = 0x49
+	atDataBitOffset = 0x6b
+	atAddrBase      = 0x73
+)
+
+// isConstForm reports whether f holds an integer constant (as opposed to a
+// reference, block or expression).
+func isConstForm(f die.Form) bool {
+	switch f {
+	case die.FormData1, die.FormData2, die.FormData4, die.FormData8, die.FormSdata, die.FormUdata, die.FormImplicitConst:
+		return true
+	}
+	return false
+}
+
+// isBlockForm reports whether f holds a block or expression in Data.
+func isBlockForm(f die.Form) bool {
+	switch f {
+	case die.FormBlock, die.FormBlock1, die.FormBlock2, die.FormBlock4, die.FormExprloc:
+		return true
+	}
+	return false
+}
+
+// fillDigestFast copies the attributes the converter reads from a decoded
+// entry. Integer attributes take constant forms as pahole's attr_numeric
+// does (sdata values keep their sign bits); references are absolute
+// .debug_info offsets. A DW_FORM_ref_sig8 type reference (DWARF 4 type units)
+// cannot be keyed by a .debug_info offset and is left unresolved.
+func fillDigestFast(d *digest, e *die.Entry) {
+	d.off = e.Offset
+	d.tag = e.Tag
+	d.children = e.Children
+	for i := range e.Fields {
+		f := &e.Fields[i]
+		switch f.Attr {
+		case atName:
+			d.name = f.Str()
+		case atType:
+			if f.IsRef() {
+				d.typ, d.hasTyp = f.Val, true
+			}
+		case atByteSize:
+			if isConstForm(f.Form) {
+				d.byteSize, d.hasByteSize = f.Val, true
+			}
+		case atBitSize:
+			d.bitSize = f.Val
+		case atEncoding:
+			d.encoding = f.Val
+		case atDataBitOffset:
+			d.dataBitOffset, d.hasDataBitOffset = f.Val, true
+		case atDataMemberLoc:
+			if isBlockForm(f.Form) {
+				d.memberLoc = plusUconst(f.Data)
+			} else {
+				d.memberLoc = f.Val
+			}
+			d.hasMemberLoc = true
+		case atBitOffset:
+			d.bitOffset = f.Val
+		case atUpperBound:
+			if isConstForm(f.Form) {
+				d.upperBound, d.hasUpperBound = f.Val, true
+			} else {
+				d.upperBoundNotConst = true
+			}
+		case atCount:
+			if isConstForm(f.Form) {
+				d.count, d.hasCount = f.Val, true
+			}
+		case atConstValue:
+			switch {
+			case isConstForm(f.Form):
+				d.constValue, d.hasConstValue = f.Val, true
+			case f.Form == die.FormString || f.Form == die.FormStrp || f.Form == die.FormLineStrp ||
+				f.Form >= die.FormStrx1 && f.Form <= die.FormStrx4 || f.Form == die.FormStrx:
+				d.constString, d.hasConstValue = f.Str(), true
+			}
+		case atDeclaration:
+			d.declaration = f.Val != 0
+		case atSpecification:
+			if f.IsRef() {
+				d.specification = f.Val
+			}
+		case atExternal:
+			d.external = f.Val != 0
+		case atArtificial:
+			d.artificial = f.Val != 0
+		case atLocation:
+			if isBlockForm(f.Form) {
+				d.location = f.Data
+			}
+		case atAddrBase:
+			d.addrBase, d.hasAddrBase = f.Val, true
+		case atLanguage:
+			d.language = f.Val
+		case atProducer:
+			d.producer = f.Str()
+		}
+	}
+}
