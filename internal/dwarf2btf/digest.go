@@ -73,9 +73,9 @@ type digest struct {
 
 	upperBound         uint64 // DW_AT_upper_bound (constant forms only)
 	hasUpperBound      bool
-	upperBoundNotConst bool // DW_AT_upper_bound present in a non-constant form
-	count         uint64 // DW_AT_count (constant forms only)
-	hasCount      bool
+	upperBoundNotConst bool   // DW_AT_upper_bound present in a non-constant form
+	count              uint64 // DW_AT_count (constant forms only)
+	hasCount           bool
 
 	constValue    uint64 // DW_AT_const_value, integer forms (sdata sign-extended)
 	constString   string // DW_AT_const_value, string forms (annotations)
