@@ -305,3 +305,25 @@ func (s *Spec) AddDeclTag(value string, typ TypeID, component int32, attr bool) 
 func (s *Spec) AddTypeTag(value string, typ TypeID, attr bool) TypeID {
 	return s.MustAppend(s.AddString(value), Info(KindTypeTag, attr, 0), typ)
 }
+
+// Reset empties a standalone Spec for reuse, keeping its allocated storage:
+// a converter that builds one Spec per compilation unit reuses one scratch
+// Spec per worker and keeps only an exact-size Clone of each.
+func (s *Spec) Reset() {
+	if s.base != nil {
+		panic("btf: Reset of a split Spec")
+	}
+	s.words = s.words[:0]
+	s.offs = s.offs[:0]
+	s.strs.Reset()
+}
+
+// Clone returns a copy of s whose storage is exactly as large as its
+// contents. The copy shares nothing with s except the base.
+func (s *Spec) Clone() *Spec {
+	c := *s
+	c.words = append([]uint32(nil), s.words...)
+	c.offs = append([]uint32(nil), s.offs...)
+	c.strs = s.strs.Clone()
+	return &c
+}

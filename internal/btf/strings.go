@@ -218,3 +218,22 @@ func (st *StringTable) grow() {
 		st.slots[i] = slot
 	}
 }
+
+// Reset empties the table for reuse, keeping its storage. A base table keeps
+// its empty string at offset 0.
+func (st *StringTable) Reset() {
+	if st.base == nil {
+		st.data = append(st.data[:0], 0)
+	} else {
+		st.data = st.data[:0]
+	}
+	clear(st.slots)
+	st.used = 0
+	st.indexed = 0
+}
+
+// Clone returns a copy of the table with exactly-sized storage; its lookup
+// index is rebuilt lazily if the copy is ever added to.
+func (st *StringTable) Clone() *StringTable {
+	return &StringTable{base: st.base, start: st.start, data: append([]byte(nil), st.data...)}
+}

@@ -98,3 +98,22 @@ func BenchmarkStringTableAdd(b *testing.B) {
 		st.Add(names[i%len(names)])
 	}
 }
+
+func TestStringTableResetClone(t *testing.T) {
+	st := btf.NewStringTable(nil)
+	a := st.Add("alpha")
+	c := st.Clone()
+	st.Reset()
+	if st.Len() != 1 || st.String(0) != "" {
+		t.Fatalf("after Reset: length %d", st.Len())
+	}
+	if b := st.Add("beta"); b != a {
+		t.Errorf("first string after Reset at %d, want %d", b, a)
+	}
+	if got := st.Add("alpha"); got == a {
+		t.Error("Reset kept an old string in the index")
+	}
+	if c.String(a) != "alpha" || c.Add("alpha") != a || c.Add("gamma") != uint32(len("alpha")+2) {
+		t.Error("the clone lost its strings or its interning")
+	}
+}

@@ -42,13 +42,21 @@ func newTarget(f *elf.File, opts *Options, debugAddr []byte) *target {
 // converted on its own, so the result does not depend on the job count.
 func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, opts *Options) (*btf.Spec, error) {
 	results := make([]unitResult, n)
+	jobs := max(opts.Jobs, 1)
+	idle := make(chan *cuTypes, jobs)
+	for range jobs {
+		c := newCUTypes(opts, tgt.littleEndian, tgt.addrSize)
+		c.debugAddr = tgt.debugAddr
+		idle <- c
+	}
 	var g errgroup.Group
-	g.SetLimit(max(opts.Jobs, 1))
+	g.SetLimit(jobs)
 	for i := 0; i < n; i++ {
 		g.Go(func() error {
 			src, where := open(i)
-			c := newCUTypes(opts, tgt.littleEndian, tgt.addrSize)
-			c.debugAddr = tgt.debugAddr
+			c := <-idle
+			defer func() { idle <- c }()
+			c.reset()
 			lang, _, err := c.walk(src)
 			if err != nil {
 				return fmt.Errorf("%s: %w", where, err)
@@ -63,7 +71,7 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, opts
 			if err != nil {
 				return fmt.Errorf("%s: %w", where, err)
 			}
-			results[i] = unitResult{types: c.spec, vars: vars}
+			results[i] = unitResult{types: c.spec.Clone(), vars: vars}
 			return nil
 		})
 	}

@@ -109,6 +109,26 @@ func newCUTypes(opts *Options, littleEndian bool, addrSize uint32) *cuTypes {
 	return &cuTypes{spec: btf.NewSpec(nil), opts: opts, littleEndian: littleEndian, addrSize: addrSize, intRec: -1}
 }
 
+// reset prepares c for the next unit, keeping every buffer's storage: a
+// worker converts many units with one cuTypes, so that its arrays stay
+// allocated (and their memory warm) instead of being grown afresh per unit.
+func (c *cuTypes) reset() {
+	c.spec.Reset()
+	c.recs = c.recs[:0]
+	c.members = c.members[:0]
+	c.enums = c.enums[:0]
+	c.params = c.params[:0]
+	c.declTags = c.declTags[:0]
+	c.vars = c.vars[:0]
+	c.memberStack = c.memberStack[:0]
+	c.enumStack = c.enumStack[:0]
+	c.paramStack = c.paramStack[:0]
+	c.tagStack = c.tagStack[:0]
+	c.hasArray = false
+	c.intRec = -1
+	c.addrx = nil
+}
+
 // setAddrBase makes DW_OP_addrx resolvable through the unit's slice of
 // .debug_addr, which starts at base.
 func (c *cuTypes) setAddrBase(base uint64) {
@@ -195,7 +215,7 @@ func (c *cuTypes) enumType(d *digest, signed bool) int {
 // emit writes every record into the CU's Spec, then the "int" index type for
 // arrays if the CU has none, then the DECL_TAGs.
 func (c *cuTypes) emit() {
-	c.ids = make([]btf.TypeID, len(c.recs))
+	c.ids = append(c.ids[:0], make([]btf.TypeID, len(c.recs))...)
 	next := btf.TypeID(1)
 	for i := range c.recs {
 		if c.recs[i].kind <= btf.MaxKind {
