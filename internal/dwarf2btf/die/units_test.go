@@ -262,3 +262,84 @@ func cmpOr(a, b error) error {
 	}
 	return b
 }
+
+// TestDecodeErrorText checks the message format, which follows
+// debug/dwarf's DecodeError.
+func TestDecodeErrorText(t *testing.T) {
+	tests := []struct {
+		err  *DecodeError
+		want string
+	}{
+		{&DecodeError{Section: ".debug_info", Offset: 0x10, Err: errTruncated},
+			"decoding dwarf section .debug_info at offset 0x10: data truncated"},
+		{&DecodeError{Section: ".debug_abbrev", Offset: 0, Err: ErrUnsupported},
+			"decoding dwarf section .debug_abbrev at offset 0x0: unsupported"},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("got %q, want %q", got, tt.want)
+		}
+	}
+}
+
+// TestConcurrentReaders walks one shared Data from several goroutines at
+// once (run with -race to check that decoding never writes shared state)
+// and checks they all see the same DIEs.
+func TestConcurrentReaders(t *testing.T) {
+	info, abbrev := richUnit()
+	sup, err := New(&Sections{Str: []byte("\x00\x00supstr\x00")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := New(fuzzSections(info, abbrev, sup))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := func() (uint64, error) {
+		r := d.NewReader()
+		var e, target Entry
+		var h uint64
+		for range 50 {
+			r.Seek(&d.Units()[0])
+			for {
+				ok, err := r.Next(&e)
+				if err != nil || !ok {
+					if err != nil {
+						return 0, err
+					}
+					break
+				}
+				h = h*31 + e.Offset + uint64(e.Tag)
+				for _, f := range e.Fields {
+					h = h*31 + f.Val + uint64(len(f.Data)) + uint64(f.Int()&1)
+					if f.IsRef() {
+						if err := r.EntryAt(SecInfo, f.Val, &target); err != nil {
+							return 0, err
+						}
+						h += uint64(target.Tag)
+					}
+				}
+			}
+		}
+		return h, nil
+	}
+	want, err := sum()
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := make(chan error, 4)
+	for range 4 {
+		go func() {
+			got, err := sum()
+			if err == nil && got != want {
+				err = errors.New("a goroutine saw different DIEs")
+			}
+			results <- err
+		}()
+	}
+	for range 4 {
+		if err := <-results; err != nil {
+			t.Error(err)
+		}
+	}
+}

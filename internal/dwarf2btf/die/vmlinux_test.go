@@ -55,15 +55,21 @@ func TestVmlinuxMatchesStd(t *testing.T) {
 	t.Logf("%d units, %d DIEs identical to debug/dwarf (%v)", len(d.Units()), n, time.Since(start))
 }
 
-// TestVmlinuxCounts checks the unit and DIE totals against figures from
-// readelf --debug-dump=info (2,683 units; 14,328,923 DIEs, null entries
-// excluded) and that the unit DIEs were read.
+// TestVmlinuxCounts checks the unit and DIE totals against readelf
+// --debug-dump=info on the same file (2,172 units, 14,259,548 DIEs without
+// the 2,518,074 null entries), that every unit DIE was read, and
+// SkipChildren and EntryAt on the first units.
 func TestVmlinuxCounts(t *testing.T) {
 	d, _, _ := vmlinuxData(t)
 	r := d.NewReader()
 	var e Entry
 	n := walkAll(t, d, r, &e)
 	t.Logf("%d units, %d DIEs", len(d.Units()), n)
+	if len(d.Units()) != 2172 || n != 14259548 {
+		t.Errorf("got %d units and %d DIEs, readelf 2172 and 14259548", len(d.Units()), n)
+	}
+	checkSkipChildren(t, d, 200)
+	checkRefs(t, d, 200)
 	for i := range d.Units() {
 		u := &d.Units()[i]
 		if u.Tag != TagCompileUnit || u.Version != 5 || u.Name == "" || u.Producer == "" {
@@ -86,4 +92,15 @@ func BenchmarkWalkVmlinux(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "DIEs/s")
 	b.ReportMetric(float64(n), "DIEs")
+}
+
+// BenchmarkNewVmlinux indexes the kernel's units and abbreviation tables.
+func BenchmarkNewVmlinux(b *testing.B) {
+	_, sec, _ := vmlinuxData(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := New(sec); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
