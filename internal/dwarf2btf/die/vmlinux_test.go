@@ -104,3 +104,34 @@ func BenchmarkNewVmlinux(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWalkVmlinuxStd is the baseline: the same walk with debug/dwarf's
+// Reader.
+func BenchmarkWalkVmlinuxStd(b *testing.B) {
+	_, _, path := vmlinuxData(b)
+	f, _ := loadSections(b, path)
+	std, err := f.DWARF()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		n = 0
+		r := std.Reader()
+		for {
+			e, err := r.Next()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if e == nil {
+				break
+			}
+			if e.Tag != 0 {
+				n++
+			}
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "DIEs/s")
+	b.ReportMetric(float64(n), "DIEs")
+}
