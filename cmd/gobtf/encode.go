@@ -11,7 +11,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dwarf2btf"
+	"github.com/gobtf/gobtf/internal/elfio"
 )
 
 // encodeOptions holds pahole's BTF-encoding flags as gobtf accepts them.
@@ -138,10 +140,6 @@ func (o *encodeOptions) options() (dwarf2btf.Options, error) {
 	}, nil
 }
 
-// errNotYet is returned while the DWARF-to-BTF conversion is not part of
-// gobtf yet; it keeps builds that call gobtf from mistaking it for success.
-var errNotYet = errors.New("DWARF to BTF encoding is not implemented yet in this build")
-
 func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 	if o.showSupported {
 		_, err := fmt.Fprintln(cmd.OutOrStdout(), dwarf2btf.SupportedFeatures())
@@ -156,10 +154,36 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 	if len(args) != 1 {
 		return usageError{errors.New("-J needs exactly one input FILE")}
 	}
-	if _, err := o.options(); err != nil {
+	opts, err := o.options()
+	if err != nil {
 		return err
 	}
-	return fmt.Errorf("%s: %w", args[0], errNotYet)
+	path := args[0]
+	if o.detached == "" {
+		return fmt.Errorf("%s: writing .BTF into the ELF file is not supported yet; use --btf_encode_detached=FILE", path)
+	}
+	var base *btf.Spec
+	if o.base != "" {
+		data, err := elfio.ReadBTF(o.base)
+		if err != nil {
+			return fmt.Errorf("--btf_base: %w", err)
+		}
+		if base, err = btf.Parse(data, nil); err != nil {
+			return fmt.Errorf("--btf_base %s: %w", o.base, err)
+		}
+	}
+	spec, err := dwarf2btf.Encode(path, &opts)
+	if err != nil {
+		return err
+	}
+	order := spec.ByteOrder()
+	if base != nil {
+		spec = btf.Rebase(spec, base)
+	}
+	if !o.skipDedup {
+		return fmt.Errorf("%s: deduplication is not part of this build yet; pass --skip_dedup for the one-to-one conversion", path)
+	}
+	return writeFileAtomic(o.detached, spec.Marshal(order))
 }
 
 // stringAction is a flag whose value is handed to fn when it is parsed.

@@ -1,0 +1,45 @@
+package dwarf2btf
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+
+	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+)
+
+// ErrNoDWARF is wrapped by Encode's error when the file has no DWARF.
+var ErrNoDWARF = errors.New("no DWARF debug information (.debug_info)")
+
+// Encode converts the DWARF of the ELF file at path into one standalone,
+// not yet deduplicated Spec: every unit's types in unit order, then the
+// DATASECs of the selected variables. Linked files (executables, shared
+// objects, vmlinux) are read with gobtf's own decoder; relocatable files
+// (kernel modules) go through debug/dwarf, which applies their relocations,
+// until gobtf's ELF reader does.
+func Encode(path string, opts *Options) (*btf.Spec, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer f.Close()
+	if f.Section(".debug_info") == nil {
+		return nil, fmt.Errorf("%s: %w", path, ErrNoDWARF)
+	}
+	var s *btf.Spec
+	if f.Type == elf.ET_REL {
+		s, err = ConvertTypesStd(f, opts)
+	} else {
+		var secs *die.Sections
+		secs, err = SectionsStd(f)
+		if err == nil {
+			s, err = ConvertTypes(f, secs, opts)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	s.SetByteOrder(f.ByteOrder)
+	return s, nil
+}
