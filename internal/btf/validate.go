@@ -1,0 +1,215 @@
+package btf
+
+import (
+	"fmt"
+	"math"
+)
+
+// This file holds the driver of the semantic validator. The validator applies
+// the rules of the Linux kernel's BTF verifier (kernel/bpf/btf.c, reached by
+// the BPF_BTF_LOAD command) so that a Spec it accepts is one the kernel
+// accepts too, and a Spec it rejects is one the kernel rejects. It runs the
+// kernel's passes in the kernel's order, so that for a blob with several
+// faults the first one reported is the one the kernel reports:
+//
+//  1. the string section (validate_names.go);
+//  2. per-type "meta" checks in ID order: info word, name offsets, name rules,
+//     vlen, kind_flag, INT encoding, member and DATASEC entry layout
+//     (validate_meta.go);
+//  3. resolution in ID order: every referenced type exists and has the kind
+//     the referrer needs, sizes are known, members fit, no reference loops
+//     (validate_resolve.go, validate_members.go);
+//  4. modifier chains: at most 32 long, TYPE_TAGs first (validate_resolve.go).
+//
+// Header and section-layout rules, which need the raw bytes, are checked by
+// [ValidateBlob] (validate_blob.go).
+
+// Kernel limits (include/uapi/linux/btf.h and kernel/bpf/btf.c).
+const (
+	// KernelMaxTypeID is BTF_MAX_TYPE, the kernel's limit on type IDs: a
+	// type ID above it is invalid in a reference, and the kernel's type
+	// table (void included) holds at most this many entries, so the highest
+	// ID it accepts is KernelMaxTypeID-1.
+	KernelMaxTypeID = 0x000fffff
+
+	// KernelMaxNameOffset is BTF_MAX_NAME_OFFSET, the highest string offset
+	// the kernel accepts.
+	KernelMaxNameOffset = 0x00ffffff
+
+	// KernelMaxBlobSize is BTF_MAX_SIZE, the largest blob BPF_BTF_LOAD
+	// accepts.
+	KernelMaxBlobSize = 16 << 20
+
+	// KernelMaxNameLen is KSYM_NAME_LEN, the longest identifier or section
+	// name the kernel accepts.
+	KernelMaxNameLen = 512
+
+	// kernelPtrSize is sizeof(void *) of the 64-bit kernels the rules are
+	// taken from: the size the kernel gives a PTR.
+	kernelPtrSize = 8
+
+	// maxResolveDepth is MAX_RESOLVE_DEPTH, the depth of the kernel's
+	// explicit resolution stack.
+	maxResolveDepth = 32
+
+	// maxModifierChain is how many modifiers the kernel follows in one
+	// chain before it reports a cycle.
+	maxModifierChain = 32
+)
+
+// ValidationError reports a BTF rule the kernel's verifier enforces and a
+// Spec (or blob) breaks. ID, Kind and Name identify the offending type; ID is
+// 0 for errors about the blob as a whole (header, sections, string section).
+// Rule says what is wrong in this package's words; Kernel is the phrase the
+// kernel's verifier log uses for the same fault (e.g. "Invalid name",
+// "Loop detected"), useful to compare with a BPF_BTF_LOAD log.
+type ValidationError struct {
+	ID     TypeID
+	Kind   Kind
+	Name   string
+	Rule   string
+	Kernel string
+}
+
+// Error formats the error as
+// "btf: type [ID] KIND 'name': rule", or "btf: rule" when ID is 0.
+func (e *ValidationError) Error() string {
+	if e.ID == 0 {
+		return "btf: " + e.Rule
+	}
+	name := "(anon)"
+	if e.Name != "" {
+		name = "'" + e.Name + "'"
+	}
+	return fmt.Sprintf("btf: type [%d] %s %s: %s", e.ID, e.Kind, name, e.Rule)
+}
+
+// ValidateOptions adjusts [Spec.ValidateWith].
+type ValidateOptions struct {
+	// IgnoreLimits lifts the kernel's size limits: the type-count and
+	// type-ID limit (KernelMaxTypeID), the string-offset limit
+	// (KernelMaxNameOffset) and, for ValidateBlob, the blob size limit
+	// (KernelMaxBlobSize). Every other rule still applies. A vmlinux
+	// before deduplication (about 3.4 M types) breaks the type limit by
+	// design; this option validates it as if the kernel had no limit.
+	IgnoreLimits bool
+}
+
+// Validate applies the kernel verifier's rules to the Spec and returns the
+// first broken one as a *ValidationError, or nil. A split Spec is checked
+// together with its base, as the kernel checks base and split types
+// concatenated into one blob; a fault in the base is reported with its base
+// type ID.
+//
+// Validate enforces the kernel's limits, so a Spec with more than
+// KernelMaxTypeID-1 types (void excluded) fails with an error naming that
+// limit. Use ValidateWith and [ValidateOptions.IgnoreLimits] to check such a
+// Spec against every other rule.
+//
+// Validate runs in time linear in the number of types and string bytes and
+// allocates a few slices of one byte and two words per type; it does not
+// recurse, so reference chains of any length are safe.
+func (s *Spec) Validate() error { return s.ValidateWith(ValidateOptions{}) }
+
+// ValidateWith is Validate with options.
+func (s *Spec) ValidateWith(opts ValidateOptions) error {
+	v := newValidator(s, opts)
+	if err := v.checkStrings(); err != nil {
+		return err
+	}
+	if err := v.checkMetas(); err != nil {
+		return err
+	}
+	if err := v.checkAllTypes(); err != nil {
+		return err
+	}
+	return v.checkModifierChains()
+}
+
+// layer is one Spec of a base chain with the first ID it owns.
+type layer struct {
+	spec    *Spec
+	firstID TypeID
+}
+
+// validator holds the state of one validation. Its per-type arrays are
+// indexed by type ID over the whole chain (base types included, index 0 is
+// void).
+type validator struct {
+	s      *Spec
+	layers []layer // innermost base first
+	n      TypeID  // highest type ID of the chain
+	strs   *StringTable
+
+	maxRef     TypeID // highest type ID accepted in a reference
+	maxNameOff uint32 // highest string offset accepted
+
+	// names memoises name checks per string offset (see validate_names.go).
+	names []uint8
+
+	// Resolution state, as the kernel keeps it: visit state, the ID a
+	// type resolves to (the first type with a size, or its target), and the
+	// resolved size (of arrays).
+	state   []uint8
+	resID   []uint32
+	resSize []uint32
+
+	stack [maxResolveDepth]vertex
+	top   int
+	mode  resolveMode
+}
+
+func newValidator(s *Spec, opts ValidateOptions) *validator {
+	v := &validator{s: s, n: s.TypeCount(), strs: s.strs}
+	for p := s; p != nil; p = p.base {
+		v.layers = append(v.layers, layer{p, p.firstID})
+	}
+	for i, j := 0, len(v.layers)-1; i < j; i, j = i+1, j-1 {
+		v.layers[i], v.layers[j] = v.layers[j], v.layers[i]
+	}
+	v.maxRef, v.maxNameOff = KernelMaxTypeID, KernelMaxNameOffset
+	if opts.IgnoreLimits {
+		v.maxRef, v.maxNameOff = math.MaxUint32, math.MaxUint32
+	}
+	return v
+}
+
+// voidType stands for type ID 0: its kind, KindUnknown, is one no real type
+// has.
+var voidType = Type{0, 0, 0}
+
+// typ returns the type with the given ID, voidType for 0 and nil for an ID
+// beyond the chain.
+func (v *validator) typ(id TypeID) Type {
+	if id == 0 {
+		return voidType
+	}
+	if id > v.n {
+		return nil
+	}
+	for i := len(v.layers) - 1; ; i-- {
+		l := v.layers[i]
+		if id >= l.firstID {
+			return l.spec.typeAt(int(id - l.firstID))
+		}
+	}
+}
+
+// errorf builds the ValidationError for type id.
+func (v *validator) errorf(id TypeID, t Type, kernel, format string, args ...any) *ValidationError {
+	e := &ValidationError{ID: id, Kernel: kernel, Rule: fmt.Sprintf(format, args...)}
+	if len(t) > 0 {
+		e.Kind = t.Kind()
+		name, ok := v.strs.Lookup(t[0])
+		if !ok && t[0] != 0 {
+			name = "(invalid name offset)"
+		}
+		e.Name = name
+	}
+	return e
+}
+
+// blobErrorf builds a ValidationError about the blob as a whole.
+func blobErrorf(kernel, format string, args ...any) *ValidationError {
+	return &ValidationError{Kernel: kernel, Rule: fmt.Sprintf(format, args...)}
+}
