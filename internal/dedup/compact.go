@@ -1,0 +1,54 @@
+package dedup
+
+import (
+	"fmt"
+
+	"github.com/gobtf/gobtf/internal/btf"
+)
+
+// compact appends the representatives, in their original order, to out and
+// rewrites every type ID they reference to the new ID of its representative.
+// Base IDs are kept; own representatives are numbered from firstID on.
+//
+// Established: out holds exactly one type per equivalence class found, no
+// type references a dropped type, and the string offsets are those of the
+// deduplicated table already in out.
+func (d *deduper) compact(out *btf.Spec) error {
+	newID := d.hypot // free again: reused as old ID -> new ID
+	for id := uint32(0); id < d.firstID; id++ {
+		newID[id] = id
+	}
+	next := d.firstID
+	words := 0
+	for id := d.firstID; id < d.count; id++ {
+		newID[id] = unprocessed
+		if d.canon[id] == id {
+			newID[id] = next
+			next++
+			words += len(d.typ(id))
+		}
+	}
+	out.Reserve(int(next-d.firstID), words)
+	var bad error
+	remap := func(p *uint32) {
+		n := newID[d.resolve(*p)]
+		if n > maxTypeID && bad == nil {
+			bad = fmt.Errorf("dedup: reference to type %d has no representative", *p)
+		}
+		*p = n
+	}
+	for id := d.firstID; id < d.count; id++ {
+		if d.canon[id] != id {
+			continue
+		}
+		nid, err := out.Append(d.typ(id))
+		if err != nil {
+			return fmt.Errorf("dedup: copying type %d: %w", id, err)
+		}
+		out.Type(nid).ForEachTypeRef(remap)
+		if bad != nil {
+			return bad
+		}
+	}
+	return nil
+}

@@ -1,0 +1,187 @@
+package dedup
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/gobtf/gobtf/internal/btf"
+)
+
+// prepBase makes every base type of split BTF a candidate for the split
+// types: each is its own representative (set at setup) and, except VAR and
+// DATASEC, is entered into the candidate table under the hash its kind uses
+// in the later passes. Base types are entered first and in ID order, as
+// libbpf does, so candidate order matches libbpf's.
+//
+// Established: split types can be matched against every base type; nothing
+// of the base is ever changed by the later passes except that a base FWD may
+// be pointed at a split definition (libbpf does the same; the base itself is
+// not rewritten).
+func (d *deduper) prepBase() error {
+	for id := uint32(1); id < d.firstID; id++ {
+		t := d.typ(id)
+		var h uint64
+		switch btf.InfoKind(t[1]) {
+		case btf.KindVar, btf.KindDatasec:
+			continue
+		case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindPtr,
+			btf.KindFwd, btf.KindFunc, btf.KindFloat, btf.KindTypeTag:
+			h = hashCommon(t)
+		case btf.KindTypedef:
+			h = hashTypedef(t)
+		case btf.KindInt, btf.KindDeclTag:
+			h = hashIntTag(t)
+		case btf.KindEnum, btf.KindEnum64:
+			h = hashEnum(t)
+		case btf.KindStruct, btf.KindUnion:
+			h = hashStruct(t)
+		case btf.KindArray:
+			h = hashArray(t)
+		case btf.KindFuncProto:
+			h = hashFuncProto(t)
+		default:
+			return fmt.Errorf("dedup: base type %d has unknown kind %d", id, btf.InfoKind(t[1]))
+		}
+		d.table.add(h, id)
+	}
+	return nil
+}
+
+// hashOwn computes, in parallel, the signature hash of every own type whose
+// hash does not depend on other types being deduplicated first (INT, ENUM,
+// ENUM64, FWD, FLOAT, STRUCT, UNION, TYPEDEF), and checks that every type ID
+// an own type references exists. Each worker writes only its own range of
+// d.hashes, so the result does not depend on scheduling.
+func (d *deduper) hashOwn() error {
+	n := len(d.offs) - 1
+	d.hashes = make([]uint64, n)
+	workers := d.workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	const chunk = 1 << 15
+	chunks := (n + chunk - 1) / chunk
+	workers = max(1, min(workers, chunks))
+	errs := make([]error, chunks)
+	var wg sync.WaitGroup
+	next := make(chan int, chunks)
+	for c := 0; c < chunks; c++ {
+		next <- c
+	}
+	close(next)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range next {
+				errs[c] = d.hashRange(c*chunk, min(n, (c+1)*chunk))
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *deduper) hashRange(lo, hi int) error {
+	for i := lo; i < hi; i++ {
+		t := d.words[d.offs[i]:d.offs[i+1]]
+		var h uint64
+		switch btf.InfoKind(t[1]) {
+		case btf.KindInt:
+			h = hashIntTag(t)
+		case btf.KindEnum, btf.KindEnum64:
+			h = hashEnum(t)
+		case btf.KindFwd, btf.KindFloat:
+			h = hashCommon(t)
+		case btf.KindStruct, btf.KindUnion:
+			h = hashStruct(t)
+		case btf.KindTypedef:
+			h = hashTypedef(t)
+		}
+		d.hashes[i] = h
+		bad := uint32(0)
+		btf.Type(t).ForEachTypeRef(func(p *uint32) {
+			if *p >= d.count {
+				bad = *p
+			}
+		})
+		if bad != 0 {
+			return fmt.Errorf("dedup: type %d references type %d, beyond the last type %d", d.firstID+uint32(i), bad, d.count-1)
+		}
+	}
+	return nil
+}
+
+// dedupPrimitives maps every INT, FLOAT, ENUM, ENUM64 and FWD to its
+// representative. These kinds reference no other type, so equality is a
+// comparison of words: INTs (encoding and bits included) and FLOATs and FWDs
+// (name, kind flag, size) must be identical. For enums:
+//   - identical enums are merged;
+//   - an enum forward declaration (no values) is merged into the first
+//     same-named enum candidate it is compatible with, regardless of size and
+//     of ENUM versus ENUM64;
+//   - a full enum that meets a same-named forward declaration already chosen
+//     as representative takes that role from it (the forward declaration is
+//     pointed at the full enum) and continues looking for an identical enum.
+//
+// Established: every type of these kinds has a representative; each
+// representative is in the candidate table.
+func (d *deduper) dedupPrimitives() error {
+	for id := d.firstID; id < d.count; id++ {
+		t := d.typ(id)
+		h := d.hashes[id-d.firstID]
+		newID := id
+		switch btf.InfoKind(t[1]) {
+		case btf.KindInt:
+			for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
+				c := d.table.entID[e-1]
+				if equalWords(t, d.typ(c)) {
+					newID = c
+					break
+				}
+			}
+		case btf.KindEnum, btf.KindEnum64:
+			for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
+				c := d.table.entID[e-1]
+				ct := d.typ(c)
+				if equalWords(t, ct) {
+					newID = c
+					break
+				}
+				if compatEnum(t, ct) {
+					if isEnumFwd(t) {
+						newID = c
+						break
+					}
+					d.canon[c] = id
+				}
+			}
+		case btf.KindFwd, btf.KindFloat:
+			for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
+				c := d.table.entID[e-1]
+				if equalCommon(t, d.typ(c)) {
+					newID = c
+					break
+				}
+			}
+		case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindPtr,
+			btf.KindTypedef, btf.KindArray, btf.KindStruct, btf.KindUnion,
+			btf.KindFunc, btf.KindFuncProto, btf.KindVar, btf.KindDatasec,
+			btf.KindDeclTag, btf.KindTypeTag:
+			continue
+		default:
+			return fmt.Errorf("dedup: type %d has unknown kind %d", id, btf.InfoKind(t[1]))
+		}
+		d.canon[id] = newID
+		if newID == id {
+			d.table.add(h, id)
+		}
+	}
+	return nil
+}

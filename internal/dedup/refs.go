@@ -1,0 +1,101 @@
+package dedup
+
+import (
+	"fmt"
+
+	"github.com/gobtf/gobtf/internal/btf"
+)
+
+// dedupRefs maps every remaining type (PTR, CONST, VOLATILE, RESTRICT,
+// TYPE_TAG, FUNC, DECL_TAG, ARRAY, FUNC_PROTO) to its representative, see
+// dedupRef.
+//
+// Established: every own type has a representative, and the references
+// inside every representative reference type are representatives.
+func (d *deduper) dedupRefs() error {
+	for id := d.firstID; id < d.count; id++ {
+		if _, err := d.dedupRef(id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dedupRef returns the representative of id, computing it first if needed:
+// the types id references are deduplicated (recursively) and rewritten to
+// their representatives, which makes id's words final; id is then merged
+// with an exactly equal candidate of the same hash, or becomes a candidate.
+// Recursion ends at kinds settled by the earlier passes. In C only structs
+// and unions close cycles, so meeting a type already in progress means a
+// cycle of reference types only, which is reported as an error.
+func (d *deduper) dedupRef(id uint32) (uint32, error) {
+	switch c := d.canon[id]; {
+	case c == inProgress:
+		return 0, fmt.Errorf("dedup: type %d is part of a cycle of reference types", id)
+	case c <= maxTypeID:
+		return d.resolve(id), nil
+	}
+	t := d.typ(id)
+	d.canon[id] = inProgress
+
+	var h uint64
+	var err error
+	newID := id
+	switch k := btf.InfoKind(t[1]); k {
+	case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindPtr,
+		btf.KindFunc, btf.KindTypeTag:
+		if t[2], err = d.dedupRef(t[2]); err != nil {
+			return 0, err
+		}
+		h = hashCommon(t)
+		for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
+			if c := d.table.entID[e-1]; equalCommon(t, d.typ(c)) {
+				newID = c
+				break
+			}
+		}
+	case btf.KindDeclTag:
+		if t[2], err = d.dedupRef(t[2]); err != nil {
+			return 0, err
+		}
+		h = hashIntTag(t)
+		newID = d.findEqual(h, t, id)
+	case btf.KindArray:
+		if t[3], err = d.dedupRef(t[3]); err != nil {
+			return 0, err
+		}
+		if t[4], err = d.dedupRef(t[4]); err != nil {
+			return 0, err
+		}
+		h = hashArray(t)
+		newID = d.findEqual(h, t, id)
+	case btf.KindFuncProto:
+		if t[2], err = d.dedupRef(t[2]); err != nil {
+			return 0, err
+		}
+		for j := 4; j < len(t); j += 2 {
+			if t[j], err = d.dedupRef(t[j]); err != nil {
+				return 0, err
+			}
+		}
+		h = hashFuncProto(t)
+		newID = d.findEqual(h, t, id)
+	default:
+		return 0, fmt.Errorf("dedup: type %d (%s) left for the reference pass", id, k)
+	}
+	d.canon[id] = newID
+	if newID == id {
+		d.table.add(h, id)
+	}
+	return newID, nil
+}
+
+// findEqual returns the first candidate under h whose words equal t, or id.
+func (d *deduper) findEqual(h uint64, t []uint32, id uint32) uint32 {
+	for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
+		if c := d.table.entID[e-1]; equalWords(t, d.typ(c)) {
+			return c
+		}
+	}
+	return id
+}

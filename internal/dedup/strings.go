@@ -1,0 +1,133 @@
+package dedup
+
+import (
+	"bytes"
+	"fmt"
+	"math/bits"
+
+	"github.com/gobtf/gobtf/internal/btf"
+)
+
+// dedupStrings rewrites every string offset of the own types so that each
+// distinct string has exactly one offset, in a fresh table nt.
+//
+// Established afterwards: two own string references are equal iff they name
+// equal strings, so later passes compare names by offset. Offset 0 (the empty
+// string) and offsets into a base string table are left alone; for split BTF,
+// a split string that also occurs in the base is given the base's offset. The
+// new table holds only strings that some type references, in the order of
+// their first reference (types in ID order, within a type the name first,
+// then member, value or parameter names), which is libbpf's order. Strings of
+// types that later passes drop stay in the table, as with libbpf.
+//
+// Each old offset is translated once: string starts are marked in a bitmap
+// with a rank index, giving every string of the old table a dense number
+// whose translation is cached in a flat array. Offsets that point into the
+// middle of a string (legal, rare) go through a small map.
+func (d *deduper) dedupStrings(old, nt *btf.StringTable) error {
+	data := old.Bytes()
+	start := old.Start()
+	sx := newStrIndex(data)
+	newOff := make([]uint32, sx.count)
+	for i := range newOff {
+		newOff[i] = unprocessed
+	}
+	var odd map[uint32]uint32
+
+	remap := func(p *uint32) error {
+		off := *p
+		if off == 0 || off < start {
+			return nil
+		}
+		local := off - start
+		if local >= uint32(len(data)) {
+			return fmt.Errorf("dedup: string offset %d out of range (string section ends at %d)", off, old.Len())
+		}
+		if idx, ok := sx.index(local); ok {
+			if newOff[idx] == unprocessed {
+				s, _ := old.Lookup(off)
+				newOff[idx] = nt.Add(s)
+			}
+			*p = newOff[idx]
+			return nil
+		}
+		if n, ok := odd[local]; ok {
+			*p = n
+			return nil
+		}
+		s, ok := old.Lookup(off)
+		if !ok {
+			return fmt.Errorf("dedup: string at offset %d is not terminated", off)
+		}
+		if odd == nil {
+			odd = make(map[uint32]uint32)
+		}
+		n := nt.Add(s)
+		odd[local] = n
+		*p = n
+		return nil
+	}
+
+	for i := 0; i+1 < len(d.offs); i++ {
+		t := d.words[d.offs[i]:d.offs[i+1]]
+		if err := remap(&t[0]); err != nil {
+			return fmt.Errorf("type %d: %w", d.firstID+uint32(i), err)
+		}
+		step := 0
+		switch btf.InfoKind(t[1]) {
+		case btf.KindStruct, btf.KindUnion, btf.KindEnum64:
+			step = 3
+		case btf.KindEnum, btf.KindFuncProto:
+			step = 2
+		}
+		if step == 0 {
+			continue
+		}
+		for j := 3; j < len(t); j += step {
+			if err := remap(&t[j]); err != nil {
+				return fmt.Errorf("type %d: %w", d.firstID+uint32(i), err)
+			}
+		}
+	}
+	return nil
+}
+
+// strIndex numbers the strings of a string section: bit p of starts is set
+// when a string begins at byte p, and rank[w] counts the set bits in the
+// words before w, so a start's number is found in O(1).
+type strIndex struct {
+	starts []uint64
+	rank   []uint32
+	count  int
+}
+
+func newStrIndex(data []byte) *strIndex {
+	n := len(data)
+	sx := &strIndex{starts: make([]uint64, n/64+1), rank: make([]uint32, n/64+1)}
+	for p := 0; p < n; {
+		sx.starts[p>>6] |= 1 << (p & 63)
+		z := bytes.IndexByte(data[p:], 0)
+		if z < 0 {
+			break
+		}
+		p += z + 1
+	}
+	c := 0
+	for w, b := range sx.starts {
+		sx.rank[w] = uint32(c)
+		c += bits.OnesCount64(b)
+	}
+	sx.count = c
+	return sx
+}
+
+// index returns the number of the string starting at local offset p, and
+// false if no string starts there.
+func (sx *strIndex) index(p uint32) (int, bool) {
+	w, b := p>>6, p&63
+	word := sx.starts[w]
+	if word>>b&1 == 0 {
+		return 0, false
+	}
+	return int(sx.rank[w]) + bits.OnesCount64(word&(1<<b-1)), true
+}

@@ -1,0 +1,114 @@
+package dedup
+
+import (
+	"github.com/gobtf/gobtf/internal/btf"
+)
+
+// dedupStructs maps every STRUCT, UNION and TYPEDEF to its representative.
+//
+// A type is looked up in the candidate table under a hash of its own data
+// (name, size, member names and offsets; for a typedef its name), and each
+// candidate that is shallowly equal is tried in table order with isEquiv; the
+// first whose graph is equivalent becomes the representative, and the pairs
+// found along the way are merged into the canonical map (mergeHypot). A type
+// with no equivalent candidate becomes a representative and a candidate. A
+// type already given a representative by an earlier merge is skipped.
+//
+// Typedefs take part here rather than with the other reference kinds, as in
+// current libbpf, so that typedefs that refer to themselves through other
+// types (possible outside C) are deduplicated too; for C input the result is
+// the same as treating them as reference types.
+//
+// Established: every struct, union and typedef has a representative.
+// Representatives chosen here never change later, which the reference pass
+// relies on; FWDs may have been resolved to definitions.
+func (d *deduper) dedupStructs() error {
+	for id := d.firstID; id < d.count; id++ {
+		if d.mapped(id) {
+			continue
+		}
+		t := d.typ(id)
+		k := btf.InfoKind(t[1])
+		if k != btf.KindStruct && k != btf.KindUnion && k != btf.KindTypedef {
+			continue
+		}
+		h := d.hashes[id-d.firstID]
+		newID := id
+		for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
+			c := d.table.entID[e-1]
+			ct := d.typ(c)
+			// The shallow check also keeps a FWD that collides on the
+			// hash from being chosen, which would create a
+			// FWD <-> STRUCT loop.
+			if k == btf.KindTypedef {
+				if !equalTypedef(t, ct) {
+					continue
+				}
+			} else if !shallowEqualStruct(t, ct) {
+				continue
+			}
+			d.clearHypot()
+			eq, err := d.isEquiv(id, c)
+			if err != nil {
+				return err
+			}
+			if !eq {
+				continue
+			}
+			d.mergeHypot()
+			if d.hypotAdjustCanon {
+				continue
+			}
+			newID = c
+			break
+		}
+		d.canon[id] = newID
+		if newID == id {
+			d.table.add(h, id)
+		}
+	}
+	return nil
+}
+
+// resolveFwds resolves each FWD that is still its own representative to the
+// one struct or union representative (base or split) of its name, if there is
+// exactly one such representative and its kind is the one the FWD declares.
+// It catches FWDs that were never part of a graph compared with a
+// definition, e.g. "struct foo *p" in a unit that never defines foo.
+//
+// Established: no representative FWD remains for which exactly one
+// same-named, same-kind definition exists (where the name is shared by a
+// struct and a union, nothing is resolved).
+func (d *deduper) resolveFwds() {
+	const ambiguous = 0
+	names := make(map[uint32]uint32)
+	for id := uint32(1); id < d.count; id++ {
+		t := d.typ(id)
+		k := btf.InfoKind(t[1])
+		if k != btf.KindStruct && k != btf.KindUnion {
+			continue
+		}
+		if d.canon[id] != id {
+			continue
+		}
+		if _, dup := names[t[0]]; dup {
+			names[t[0]] = ambiguous
+		} else {
+			names[t[0]] = id
+		}
+	}
+	for id := d.firstID; id < d.count; id++ {
+		t := d.typ(id)
+		if btf.InfoKind(t[1]) != btf.KindFwd || d.canon[id] != id {
+			continue
+		}
+		c, ok := names[t[0]]
+		if !ok || c == ambiguous {
+			continue
+		}
+		if d.kindOf(c) != fwdKind(t) {
+			continue
+		}
+		d.canon[id] = c
+	}
+}

@@ -1,0 +1,126 @@
+package dedup
+
+// candTable maps a type's 64-bit signature hash to the list of canonical
+// candidates with exactly that hash. Hash collisions between unrelated types
+// are harmless: every candidate is checked by an exact comparison.
+//
+// Storage is flat: an open-addressing index of keys whose slots point into
+// entry arrays (entID, entNext) that form one singly linked list per key.
+//
+// Order of candidates. libbpf keeps its candidates in a chained hashmap
+// (src/hashmap.c): an entry is pushed on the front of its bucket's chain, and
+// whenever the map grows every chain is rebuilt by pushing its entries, front
+// to back, onto new chains, which reverses the relative order of the entries
+// of one key. Which candidate libbpf tries first therefore depends on how
+// many times its map grew between insertions. When several candidates would
+// match (possible for enums and for structs with forward declarations), the
+// first one wins, so to produce libbpf's exact output this table reproduces
+// that order: it counts libbpf's growth steps (the map starts with 4 buckets,
+// doubles, and grows before an insertion that would fill it beyond 3/4) and
+// reverses a key's list lazily, when the key is next used after an odd
+// number of growth steps.
+type candTable struct {
+	keys  []uint64
+	heads []uint32 // entry index + 1 of the list's first entry; 0: empty slot
+	gens  []uint32 // growth count at which the slot's list order was last fixed
+	shift uint     // 64 - log2(len(keys))
+	used  int
+
+	entID   []uint32
+	entNext []uint32 // entry index + 1 of the next entry; 0 ends the list
+
+	// Emulated libbpf hashmap size, capacity and growth count.
+	libSize, libCap int
+	grows           uint32
+}
+
+func (t *candTable) init() {
+	t.keys = make([]uint64, 1024)
+	t.heads = make([]uint32, 1024)
+	t.gens = make([]uint32, 1024)
+	t.shift = 64 - 10
+	t.used = 0
+	t.entID = t.entID[:0]
+	t.entNext = t.entNext[:0]
+	t.libSize, t.libCap, t.grows = 0, 0, 0
+}
+
+// slotOf returns the slot holding key h, or the empty slot where it belongs.
+func (t *candTable) slotOf(h uint64) int {
+	mask := len(t.keys) - 1
+	i := int((h * 0x9e3779b97f4a7c15) >> t.shift)
+	for t.heads[i] != 0 && t.keys[i] != h {
+		i = (i + 1) & mask
+	}
+	return i
+}
+
+// first returns the first entry (index + 1) of h's candidate list, 0 if none.
+// Walk the list with t.entNext and read candidates from t.entID.
+func (t *candTable) first(h uint64) uint32 {
+	i := t.slotOf(h)
+	if t.heads[i] == 0 {
+		return 0
+	}
+	t.fixOrder(i)
+	return t.heads[i]
+}
+
+// fixOrder applies to slot i's list the reversals of the libbpf growth steps
+// that happened since it was last used.
+func (t *candTable) fixOrder(i int) {
+	if (t.grows-t.gens[i])&1 != 0 {
+		var prev uint32
+		for e := t.heads[i]; e != 0; {
+			next := t.entNext[e-1]
+			t.entNext[e-1] = prev
+			prev = e
+			e = next
+		}
+		t.heads[i] = prev
+	}
+	t.gens[i] = t.grows
+}
+
+// add appends type id as a candidate for hash h.
+func (t *candTable) add(h uint64, id uint32) {
+	// libbpf: grow if empty or more than 75% filled, before inserting.
+	if t.libCap == 0 || (t.libSize+1)*4/3 > t.libCap {
+		t.libCap = max(4, 2*t.libCap)
+		t.grows++
+	}
+	t.libSize++
+
+	if (t.used+1)*2 > len(t.keys) {
+		t.rehash()
+	}
+	i := t.slotOf(h)
+	if t.heads[i] == 0 {
+		t.keys[i] = h
+		t.gens[i] = t.grows
+		t.used++
+	} else {
+		t.fixOrder(i)
+	}
+	t.entID = append(t.entID, id)
+	t.entNext = append(t.entNext, t.heads[i])
+	t.heads[i] = uint32(len(t.entID))
+}
+
+// rehash doubles the index; lists and their pending reversals move as they
+// are.
+func (t *candTable) rehash() {
+	keys, heads, gens := t.keys, t.heads, t.gens
+	n := 2 * len(keys)
+	t.keys = make([]uint64, n)
+	t.heads = make([]uint32, n)
+	t.gens = make([]uint32, n)
+	t.shift--
+	for i, h := range heads {
+		if h == 0 {
+			continue
+		}
+		j := t.slotOf(keys[i])
+		t.keys[j], t.heads[j], t.gens[j] = keys[i], h, gens[i]
+	}
+}
