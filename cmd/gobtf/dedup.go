@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -52,9 +53,14 @@ func runDedup(cmd *cobra.Command, basePath, in, out string, stats bool) error {
 			return err
 		}
 	}
-	spec, err := loadDedupSpec(in, base)
+	data, release, err := mapInput(in)
 	if err != nil {
 		return err
+	}
+	defer release()
+	spec, err := btf.ParseInPlace(data, base)
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
 	}
 	parsed := time.Now()
 	res, st, err := dedup.Dedup(spec, dedup.Options{InPlace: true})
@@ -80,6 +86,35 @@ func runDedup(cmd *cobra.Command, basePath, in, out string, stats bool) error {
 		}
 	}
 	return nil
+}
+
+// mapInput returns the BTF bytes of the file at path. Raw BTF is mapped
+// privately into memory rather than read: deduplication rewrites it in place
+// (copy-on-write, the file is not changed) and a mapping of a cached file
+// costs far less than filling fresh memory. ELF input is read and its .BTF
+// section extracted. release unmaps.
+func mapInput(path string) (data []byte, release func(), err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	var magic [4]byte
+	n, _ := f.ReadAt(magic[:], 0)
+	if fi.Size() == 0 || fi.Size() > 1<<31 || elfio.IsELF(magic[:n]) || !fi.Mode().IsRegular() {
+		data, err := elfio.ReadBTF(path)
+		return data, func() {}, err
+	}
+	m, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_POPULATE)
+	if err != nil {
+		data, err := elfio.ReadBTF(path)
+		return data, func() {}, err
+	}
+	return m, func() { syscall.Munmap(m) }, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -236,17 +236,10 @@ func Dedup(s *btf.Spec, opts Options) (*btf.Spec, *Stats, error) {
 }
 
 // typeStarts returns the start of every type of s in its word stream, with a
-// sentinel n at the end. Types are stored back to back in ID order, so the
-// starts are the running sums of the type lengths.
+// sentinel n at the end.
 func typeStarts(s *btf.Spec, n int) []uint32 {
-	offs := make([]uint32, s.NumTypes()+1)
-	pos := uint32(0)
-	for i := 0; i < s.NumTypes(); i++ {
-		offs[i] = pos
-		pos += uint32(len(s.Own(i)))
-	}
-	offs[s.NumTypes()] = uint32(n)
-	return offs
+	offs := s.TypeOffsets()
+	return append(offs[:len(offs):len(offs)], uint32(n))
 }
 
 // passTimer records pass durations into a Stats.
