@@ -1,3 +1,5 @@
+//go:build linux
+
 package btf_test
 
 import (
@@ -7,11 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"unsafe"
 
+	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 
@@ -183,4 +187,65 @@ func TestValidateReferenceKernel(t *testing.T) {
 			t.Errorf("kernel rejects module %s on its base: %v\n%s", m, v.errno, v.lastLine())
 		}
 	}
+}
+
+// TestValidateCorruptKernel is the oracle check of the corruption table:
+// the running kernel must reject every corrupted blob, and its verifier log
+// must state the fault the validator reports (the table's kernel phrase
+// and the ValidationError's Kernel phrase), for the type the validator
+// names. When the shared btfload tool can be built it must reject each blob
+// too (exit 1 when the kernel refused it, 2 when libbpf's parser refused it
+// before the kernel was asked).
+func TestValidateCorruptKernel(t *testing.T) {
+	requireKernel(t)
+	tool := ""
+	if _, err := os.Stat(filepath.Join(testutil.SharedDir(t), "tools")); err == nil {
+		tool = testutil.Tool(t, "btfload")
+	}
+	basePath := testutil.Reference(t, kbuildName)
+	var kernelRejects, libbpfRejects int
+	forEachCorruption(t, func(t *testing.T, tc corruption, data []byte, base *btf.Spec, baseData []byte) {
+		blob := data
+		if base != nil {
+			blob = mergeRaw(baseData, data)
+		}
+		k := kernelLoad(t, blob)
+		if k.accepted {
+			t.Fatalf("the kernel accepts the blob the validator rejects")
+		}
+		tail := k.log
+		if i := strings.LastIndex(strings.TrimRight(tail, "\n"), "\n["); i >= 0 {
+			tail = tail[i+1:]
+		}
+		if !strings.Contains(tail, tc.kernel) {
+			t.Errorf("kernel log does not say %q:\n%s", tc.kernel, tail)
+		}
+		_, err := btf.ValidateBlob(data, base, btf.ValidateOptions{})
+		t.Logf("validator: %v\nkernel:    %s", err, strings.ReplaceAll(strings.TrimSpace(tail), "\n", " | "))
+		var ve *btf.ValidationError
+		if errors.As(err, &ve) {
+			if !strings.Contains(tail, ve.Kernel) {
+				t.Errorf("validator's kernel phrase %q is not in the kernel log:\n%s", ve.Kernel, tail)
+			}
+			if ve.ID != 0 && !strings.Contains(tail, "["+strconv.Itoa(int(ve.ID))+"]") {
+				t.Errorf("validator blames type [%d], the kernel log does not:\n%s", ve.ID, tail)
+			}
+		}
+		if tool == "" {
+			return
+		}
+		path := ""
+		if base != nil {
+			path = basePath
+		}
+		switch code := btfloadVerdict(t, tool, data, path); code {
+		case 1:
+			kernelRejects++
+		case 2:
+			libbpfRejects++
+		default:
+			t.Errorf("btfload exit code %d, want 1 (kernel rejects) or 2 (libbpf rejects)", code)
+		}
+	})
+	t.Logf("%d corruptions: btfload got a kernel rejection for %d, libbpf refused %d before loading", len(corruptions), kernelRejects, libbpfRejects)
 }

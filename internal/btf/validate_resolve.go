@@ -267,7 +267,12 @@ func describeRef(t Type) string {
 	if t.Kind() == KindUnknown {
 		return "void"
 	}
-	return "a " + t.Kind().String()
+	switch k := t.Kind(); k {
+	case KindInt, KindArray, KindEnum, KindEnum64:
+		return "an " + k.String()
+	default:
+		return "a " + k.String()
+	}
 }
 
 // resolveRef resolves PTR, VAR, TYPEDEF, the modifiers and TYPE_TAG.
