@@ -108,4 +108,3 @@ func diffLines(a, b string) string {
 	}
 	return ""
 }
-
