@@ -249,3 +249,30 @@ func TestValidateCorruptKernel(t *testing.T) {
 	})
 	t.Logf("%d corruptions: btfload got a kernel rejection for %d, libbpf refused %d before loading", len(corruptions), kernelRejects, libbpfRejects)
 }
+
+// TestValidateRulesKernel checks the hand-built edge cases against the
+// running kernel: same verdict, and for rejections the same reason.
+func TestValidateRulesKernel(t *testing.T) {
+	requireKernel(t)
+	for _, tc := range ruleCases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, data := ruleBlob(tc)
+			err := s.Validate()
+			k := kernelLoad(t, data)
+			t.Logf("validator: %v\nkernel:    %v %s", err, k.errno, k.lastLine())
+			if k.accepted != (err == nil) {
+				t.Fatalf("kernel accepted=%v, validator: %v\n%s", k.accepted, err, k.log)
+			}
+			if k.accepted {
+				return
+			}
+			if !strings.Contains(k.log, tc.kernel) {
+				t.Errorf("kernel log does not say %q:\n%s", tc.kernel, k.log)
+			}
+			var ve *btf.ValidationError
+			if errors.As(err, &ve) && !strings.Contains(k.log, ve.Kernel) {
+				t.Errorf("validator's kernel phrase %q is not in the kernel log:\n%s", ve.Kernel, k.log)
+			}
+		})
+	}
+}
