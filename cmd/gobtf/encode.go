@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dedup"
 	"github.com/gobtf/gobtf/internal/dwarf2btf"
 	"github.com/gobtf/gobtf/internal/elfio"
 )
@@ -181,7 +182,10 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 		spec = btf.Rebase(spec, base)
 	}
 	if !o.skipDedup {
-		return fmt.Errorf("%s: deduplication is not part of this build yet; pass --skip_dedup for the one-to-one conversion", path)
+		spec, _, err = dedup.Dedup(spec, dedup.Options{InPlace: true, Workers: opts.Jobs})
+		if err != nil {
+			return fmt.Errorf("%s: deduplicating: %w", path, err)
+		}
 	}
 	return writeFileAtomic(o.detached, spec.Marshal(order))
 }
