@@ -63,6 +63,10 @@ type Options struct {
 	// state. Use it when the input is discarded afterwards.
 	InPlace bool
 
+	// Libbpf112 reproduces libbpf 1.1.2 instead of current libbpf; see
+	// legacy.go for the two differences. The results agree on C input.
+	Libbpf112 bool
+
 	// Workers bounds the goroutines used for per-type hashing; 0 means
 	// GOMAXPROCS. The result does not depend on it.
 	Workers int
@@ -123,6 +127,7 @@ type deduper struct {
 	table  candTable
 
 	workers int
+	legacy  bool // Options.Libbpf112
 	stats   *Stats
 }
 
@@ -156,7 +161,7 @@ func Dedup(s *btf.Spec, opts Options) (*btf.Spec, *Stats, error) {
 	st := &Stats{TypesIn: s.NumTypes(), StringsIn: len(s.Strings().Bytes())}
 	timer := newPassTimer(st)
 
-	d := &deduper{firstID: s.FirstID(), count: s.TypeCount() + 1, workers: opts.Workers, stats: st}
+	d := &deduper{firstID: s.FirstID(), count: s.TypeCount() + 1, workers: opts.Workers, legacy: opts.Libbpf112, stats: st}
 	words := s.Words()
 	if !opts.InPlace {
 		words = append([]uint32(nil), words...)

@@ -78,6 +78,9 @@ func (d *deduper) isEquiv(candID, canonID uint32) (bool, error) {
 		if h == candID {
 			return true, nil
 		}
+		if d.legacy {
+			return d.identicalLegacy(h, candID, maxLegacyDepth), nil
+		}
 		return d.identicalTypes(h, candID, 16), nil
 	}
 	d.hypotAdd(canonID, candID)

@@ -29,7 +29,11 @@ func (d *deduper) prepBase() error {
 			btf.KindFwd, btf.KindFunc, btf.KindFloat, btf.KindTypeTag:
 			h = hashCommon(t)
 		case btf.KindTypedef:
-			h = hashTypedef(t)
+			if d.legacy {
+				h = hashCommon(t)
+			} else {
+				h = hashTypedef(t)
+			}
 		case btf.KindInt, btf.KindDeclTag:
 			h = hashIntTag(t)
 		case btf.KindEnum, btf.KindEnum64:

@@ -43,7 +43,9 @@ func (d *deduper) dedupRef(id uint32) (uint32, error) {
 	newID := id
 	switch k := btf.InfoKind(t[1]); k {
 	case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindPtr,
-		btf.KindFunc, btf.KindTypeTag:
+		btf.KindFunc, btf.KindTypeTag, btf.KindTypedef:
+		// A TYPEDEF gets here only with Libbpf112; otherwise the struct
+		// pass has mapped it.
 		if t[2], err = d.dedupRef(t[2]); err != nil {
 			return 0, err
 		}

@@ -562,6 +562,19 @@ func TestDedupCases(t *testing.T) {
 			if g != w {
 				t.Errorf("output differs from the expected one, %s\ngot:\n%s\nwant:\n%s", diffLines(g, w), g, w)
 			}
+			legacy, _, err := Dedup(in, Options{Libbpf112: true})
+			if tc.libbpf112Fails {
+				if err == nil {
+					t.Errorf("Libbpf112 mode accepted the input, libbpf 1.1.2 rejects it")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Libbpf112 mode: %v", err)
+			}
+			if l := dump(t, legacy); l != w {
+				t.Errorf("Libbpf112 mode differs from the expected output, %s", diffLines(l, w))
+			}
 			if tool == "" || tc.libbpf112Fails {
 				return
 			}

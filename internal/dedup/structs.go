@@ -29,7 +29,7 @@ func (d *deduper) dedupStructs() error {
 		}
 		t := d.typ(id)
 		k := btf.InfoKind(t[1])
-		if k != btf.KindStruct && k != btf.KindUnion && k != btf.KindTypedef {
+		if k != btf.KindStruct && k != btf.KindUnion && (k != btf.KindTypedef || d.legacy) {
 			continue
 		}
 		h := d.hashes[id-d.firstID]

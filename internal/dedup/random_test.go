@@ -1,0 +1,69 @@
+package dedup
+
+import (
+	"testing"
+
+	"github.com/gobtf/gobtf/internal/btf"
+)
+
+// compareWithLibbpf deduplicates in with Dedup in Libbpf112 mode and with
+// the installed libbpf (1.1.2) and requires identical outputs: the same types
+// in the same order, compared as bpftool dumps.
+func compareWithLibbpf(t *testing.T, tool string, in *btf.Spec, label string) {
+	t.Helper()
+	in = reparse(t, in, nil)
+	got, _, err := Dedup(in, Options{Libbpf112: true})
+	if err != nil {
+		t.Fatalf("%s: %v", label, err)
+	}
+	lib, err := libbpfDedup(t, tool, in, nil)
+	if err != nil {
+		t.Fatalf("%s: btfdedup: %v", label, err)
+	}
+	if g, l := dump(t, got), dump(t, lib); g != l {
+		t.Fatalf("%s: %d types, libbpf %d; %s\ninput:\n%s", label, got.NumTypes(), lib.NumTypes(), diffLines(g, l), dump(t, in))
+	}
+}
+
+// TestDedupRandomVsLibbpf compares Dedup with libbpf on a few hundred random
+// CU-like inputs with forward declarations, cycles and conflicting
+// definitions.
+func TestDedupRandomVsLibbpf(t *testing.T) {
+	tool := libbpfTool(t)
+	if tool == "" {
+		t.Skip("skipping: needs the shared btfdedup tool")
+	}
+	n := 300
+	if testing.Short() {
+		n = 60
+	}
+	for seed := range uint64(n) {
+		units := 2 + int(seed%5)
+		structs := 3 + int(seed%11)
+		compareWithLibbpf(t, tool, genInput(seed, units, structs), "seed "+itoa(seed))
+	}
+}
+
+// FuzzDedupVsLibbpf is the open-ended version of TestDedupRandomVsLibbpf.
+func FuzzDedupVsLibbpf(f *testing.F) {
+	f.Add(uint64(1), uint8(3), uint8(6))
+	f.Add(uint64(7), uint8(6), uint8(20))
+	f.Fuzz(func(t *testing.T, seed uint64, units, structs uint8) {
+		tool := libbpfTool(t)
+		if tool == "" {
+			t.Skip("skipping: needs the shared btfdedup tool")
+		}
+		compareWithLibbpf(t, tool, genInput(seed, 1+int(units%8), 1+int(structs%40)), "fuzz input")
+	})
+}
+
+func itoa(v uint64) string {
+	if v == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; v > 0; v /= 10 {
+		b = append([]byte{byte('0' + v%10)}, b...)
+	}
+	return string(b)
+}
