@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -173,21 +174,33 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 			return fmt.Errorf("--btf_base %s: %w", o.base, err)
 		}
 	}
-	spec, err := dwarf2btf.Encode(path, &opts)
+	var est dwarf2btf.Stats
+	spec, err := dwarf2btf.Encode(path, &opts, &est)
 	if err != nil {
 		return err
 	}
+	var dst *dedup.Stats
 	order := spec.ByteOrder()
 	if base != nil {
 		spec = btf.Rebase(spec, base)
 	}
 	if !o.skipDedup {
-		spec, _, err = dedup.Dedup(spec, dedup.Options{InPlace: true, Workers: opts.Jobs})
+		spec, dst, err = dedup.Dedup(spec, dedup.Options{InPlace: true, Workers: opts.Jobs})
 		if err != nil {
 			return fmt.Errorf("%s: deduplicating: %w", path, err)
 		}
 	}
-	return writeFileAtomic(o.detached, spec.Marshal(order))
+	t := time.Now()
+	out := spec.Marshal(order)
+	encoded := time.Since(t)
+	t = time.Now()
+	if err := writeFileAtomic(o.detached, out); err != nil {
+		return err
+	}
+	if o.stats {
+		return printEncodeStats(cmd.ErrOrStderr(), &est, dst, encoded, time.Since(t), spec)
+	}
+	return nil
 }
 
 // stringAction is a flag whose value is handed to fn when it is parsed.

@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
@@ -18,7 +19,11 @@ var ErrNoDWARF = errors.New("no DWARF debug information (.debug_info)")
 // objects, vmlinux) are read with gobtf's own decoder; relocatable files
 // (kernel modules) go through debug/dwarf, which applies their relocations,
 // until gobtf's ELF reader does.
-func Encode(path string, opts *Options) (*btf.Spec, error) {
+func Encode(path string, opts *Options, st *Stats) (*btf.Spec, error) {
+	if st == nil {
+		st = &Stats{}
+	}
+	t0 := time.Now()
 	f, err := elf.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -29,10 +34,12 @@ func Encode(path string, opts *Options) (*btf.Spec, error) {
 	}
 	var s *btf.Spec
 	if f.Type == elf.ET_REL {
+		st.Load = time.Since(t0)
 		s, err = ConvertTypesStd(f, opts)
 	} else {
 		var secs *die.Sections
 		secs, err = SectionsStd(f)
+		st.Load = time.Since(t0)
 		if err == nil {
 			s, err = ConvertTypes(f, secs, opts)
 		}
@@ -40,6 +47,17 @@ func Encode(path string, opts *Options) (*btf.Spec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	st.Convert = time.Since(t0) - st.Load
+	st.Types = s.NumTypes()
+	st.StringBytes = len(s.Strings().Bytes())
 	s.SetByteOrder(f.ByteOrder)
 	return s, nil
+}
+
+// Stats reports the work of one Encode.
+type Stats struct {
+	Load        time.Duration // opening the ELF file and reading its DWARF sections
+	Convert     time.Duration // decoding DIEs, building and joining per-unit BTF
+	Types       int           // types produced (before deduplication)
+	StringBytes int           // string-section bytes produced
 }
