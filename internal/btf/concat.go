@@ -1,6 +1,7 @@
 package btf
 
 import (
+	"bytes"
 	"runtime"
 	"sync"
 )
@@ -113,4 +114,51 @@ func Rebase(s *Spec, base *Spec) *Spec {
 	}
 	out.strs = newStringTableFrom(base.strs, data)
 	return out
+}
+
+// AppendSpec appends every type of part (a standalone Spec) to s (also
+// standalone), interning part's strings into s's table, and returns the
+// amount by which part's type IDs were shifted. Unlike Concat, strings
+// shared between parts are stored once; a converter that merges its
+// compilation units in order as they finish uses it, so the joined output is
+// the same whatever order the units finished in.
+func (s *Spec) AppendSpec(part *Spec) TypeID {
+	if s.base != nil || part.base != nil {
+		panic("btf: AppendSpec with split Specs")
+	}
+	shift := s.TypeCount()
+	data := part.strs.data
+	if cap(s.remap) < len(data) {
+		s.remap = make([]uint32, len(data))
+	}
+	remap := s.remap[:len(data)]
+	for pos := 1; pos < len(data); {
+		n := bytes.IndexByte(data[pos:], 0)
+		if n < 0 {
+			break
+		}
+		remap[pos] = s.strs.AddBytes(data[pos : pos+n])
+		pos += n + 1
+	}
+	wordShift := uint32(len(s.words))
+	s.words = append(s.words, part.words...)
+	for _, o := range part.offs {
+		s.offs = append(s.offs, o+wordShift)
+	}
+	shiftID := func(w *uint32) {
+		if *w != 0 {
+			*w += shift
+		}
+	}
+	mapStr := func(w *uint32) {
+		if *w != 0 && *w < uint32(len(remap)) {
+			*w = remap[*w]
+		}
+	}
+	for i := len(s.offs) - len(part.offs); i < len(s.offs); i++ {
+		t := s.typeAt(i)
+		t.ForEachTypeRef(shiftID)
+		t.ForEachStrRef(mapStr)
+	}
+	return shift
 }

@@ -95,3 +95,34 @@ func TestRebase(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendSpec checks that appending parts one by one gives the same types
+// as Concat, with each distinct string stored once.
+func TestAppendSpec(t *testing.T) {
+	mk := func(names ...string) *btf.Spec {
+		s := btf.NewSpec(nil)
+		i := s.AddInt("int", 4, btf.IntSigned, 32)
+		for _, n := range names {
+			s.AddStruct(false, n, 4, []btf.MemberSpec{{Name: "field", Type: i}})
+		}
+		s.AddRef(btf.KindPtr, "", i+1)
+		return s
+	}
+	parts := []*btf.Spec{mk("a", "b"), btf.NewSpec(nil), mk("b", "c")}
+	want := btf.Concat(parts)
+	got := btf.NewSpec(nil)
+	for _, p := range parts {
+		got.AppendSpec(p)
+	}
+	if got.NumTypes() != want.NumTypes() {
+		t.Fatalf("%d types, want %d", got.NumTypes(), want.NumTypes())
+	}
+	for id := btf.TypeID(1); id <= want.TypeCount(); id++ {
+		if render(got, id) != render(want, id) {
+			t.Errorf("type %d: %q, want %q", id, render(got, id), render(want, id))
+		}
+	}
+	if n, want := len(got.Strings().Bytes()), len("\x00int\x00a\x00field\x00b\x00c\x00"); n != want {
+		t.Errorf("string section %q: %d bytes, want %d", got.Strings().Bytes(), n, want)
+	}
+}

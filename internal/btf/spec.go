@@ -30,6 +30,9 @@ type Spec struct {
 	// headers whose extra bytes are zero), so that decoding and re-encoding
 	// reproduces a file byte for byte.
 	hdrLen uint32
+
+	// remap is AppendSpec's scratch string-offset map, kept between calls.
+	remap []uint32
 }
 
 // NewSpec returns an empty Spec. With a non-nil base it is a split Spec whose

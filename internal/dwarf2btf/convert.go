@@ -12,13 +12,6 @@ import (
 	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
 )
 
-// unitResult is what converting one compilation unit yields.
-type unitResult struct {
-	types   *btf.Spec
-	vars    []secEntry // IDs local to types
-	skipped bool       // filtered out by language
-}
-
 // target describes the file being converted, as the conversion of every unit
 // needs it.
 type target struct {
@@ -26,75 +19,112 @@ type target struct {
 	addrSize     uint32
 	debugAddr    []byte
 	elf          *elfInfo
+	infoSize     int // bytes of .debug_info, to size the output up front
 }
 
-func newTarget(f *elf.File, opts *Options, debugAddr []byte) *target {
+func newTarget(f *elf.File, opts *Options, debugAddr []byte, infoSize int) *target {
 	t := &target{littleEndian: f.ByteOrder == binary.LittleEndian, addrSize: 8, debugAddr: debugAddr,
-		elf: newElfInfo(f, &opts.Features)}
+		elf: newElfInfo(f, &opts.Features), infoSize: infoSize}
 	if f.Class == elf.ELFCLASS32 {
 		t.addrSize = 4
 	}
 	return t
 }
 
+// unitDone is a converted unit handed to the joiner: the converter that
+// holds its BTF (returned to the pool once joined) or the error.
+type unitDone struct {
+	c       *cuTypes
+	vars    []secEntry
+	skipped bool
+	err     error
+}
+
 // convertUnits converts n units, opening unit i's DIE stream with open, on
-// opts.Jobs goroutines, and joins the results in unit order. Each unit is
-// converted on its own, so the result does not depend on the job count.
+// opts.Jobs goroutines, and joins them into one Spec in unit order.
+//
+// Each unit is converted on its own by a converter (cuTypes) taken from a
+// small pool, and joined by a single goroutine strictly in unit order, which
+// interns the unit's strings into the output and returns the converter to the
+// pool. So the output is the same for every job count, converters' buffers
+// are reused from unit to unit, and no unit's BTF is copied twice.
+//
+// Converters are taken from the pool in unit order, by the dispatching loop:
+// the lowest unit not yet joined therefore always holds a converter and can
+// finish, which is what keeps a full pool from deadlocking the joiner.
 func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, opts *Options) (*btf.Spec, error) {
-	results := make([]unitResult, n)
 	jobs := max(opts.Jobs, 1)
-	idle := make(chan *cuTypes, jobs)
-	for range jobs {
+	pool := make(chan *cuTypes, jobs+2)
+	for range cap(pool) {
 		c := newCUTypes(opts, tgt.littleEndian, tgt.addrSize)
 		c.debugAddr = tgt.debugAddr
-		idle <- c
+		pool <- c
 	}
+	done := make([]chan unitDone, n)
+	for i := range done {
+		done[i] = make(chan unitDone, 1)
+	}
+
+	out := btf.NewSpec(nil)
+	// About 0.2 BTF words per .debug_info byte and 10 words per type for a
+	// kernel; reserved capacity that is never used costs no memory.
+	out.Reserve(tgt.infoSize/32+16, tgt.infoSize/4+64)
+	var entries []secEntry
+	joined := make(chan error, 1)
+	go func() {
+		var first error
+		for i := range done {
+			r := <-done[i]
+			if r.err != nil && first == nil {
+				first = r.err
+			}
+			if first == nil && !r.skipped {
+				shift := out.AppendSpec(r.c.spec)
+				for _, e := range r.vars {
+					e.typ += shift
+					entries = append(entries, e)
+				}
+			}
+			pool <- r.c
+		}
+		joined <- first
+	}()
+
 	var g errgroup.Group
 	g.SetLimit(jobs)
 	for i := 0; i < n; i++ {
+		c := <-pool
 		g.Go(func() error {
-			src, where := open(i)
-			c := <-idle
-			defer func() { idle <- c }()
-			c.reset()
-			lang, _, err := c.walk(src)
-			if err != nil {
-				return fmt.Errorf("%s: %w", where, err)
-			}
-			if opts.Languages.Skips(uint16(lang)) {
-				results[i] = unitResult{skipped: true}
-				return nil
-			}
-			c.enumSignedness()
-			c.emit()
-			vars, err := c.emitVars(tgt.elf)
-			if err != nil {
-				return fmt.Errorf("%s: %w", where, err)
-			}
-			results[i] = unitResult{types: c.spec.Clone(), vars: vars}
+			done[i] <- convertUnit(c, open, i, tgt, opts)
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
+	_ = g.Wait()
+	if err := <-joined; err != nil {
 		return nil, err
 	}
-	parts := make([]*btf.Spec, 0, len(results))
-	var entries []secEntry
-	shift := btf.TypeID(0)
-	for _, res := range results {
-		if res.skipped {
-			continue
-		}
-		parts = append(parts, res.types)
-		for _, e := range res.vars {
-			e.typ += shift
-			entries = append(entries, e)
-		}
-		shift += btf.TypeID(res.types.NumTypes())
-	}
-	out := btf.Concat(parts)
 	appendDatasecs(out, tgt.elf, entries)
 	return out, nil
+}
+
+// convertUnit converts unit i with c.
+func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *target, opts *Options) unitDone {
+	src, where := open(i)
+	c.reset()
+	lang, _, err := c.walk(src)
+	if err != nil {
+		return unitDone{c: c, err: fmt.Errorf("%s: %w", where, err)}
+	}
+	if opts.Languages.Skips(uint16(lang)) {
+		return unitDone{c: c, skipped: true}
+	}
+	c.enumSignedness()
+	c.emit()
+	vars, err := c.emitVars(tgt.elf)
+	if err != nil {
+		return unitDone{c: c, err: fmt.Errorf("%s: %w", where, err)}
+	}
+	return unitDone{c: c, vars: vars}
 }
 
 // ConvertTypesStd converts the types and variables of every compilation unit
@@ -128,7 +158,7 @@ func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
 	open := func(i int) (dieStream, string) {
 		return newStdStream(d, units[i]), fmt.Sprintf("unit at .debug_info offset %#x", units[i])
 	}
-	return convertUnits(len(units), open, newTarget(f, opts, debugAddr), opts)
+	return convertUnits(len(units), open, newTarget(f, opts, debugAddr, 0), opts)
 }
 
 // ConvertTypes converts like ConvertTypesStd with gobtf's own DIE decoder
@@ -143,7 +173,7 @@ func ConvertTypes(f *elf.File, secs *die.Sections, opts *Options) (*btf.Spec, er
 	open := func(i int) (dieStream, string) {
 		return newFastStream(d, &units[i]), fmt.Sprintf("unit at .debug_info offset %#x", units[i].Offset)
 	}
-	return convertUnits(len(units), open, newTarget(f, opts, secs.Addr), opts)
+	return convertUnits(len(units), open, newTarget(f, opts, secs.Addr, len(secs.Info)), opts)
 }
 
 // SectionsStd reads the DWARF sections of f with debug/elf (decompressing
