@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gobtf/gobtf/internal/testutil"
+)
+
+// kbuildFlags are the pahole flags of Linux 6.7 to 6.18's scripts/Makefile.btf
+// with which shared/reference's kbuild.btf was made (less -j).
+var kbuildFlags = []string{
+	"--btf_features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs,attributes",
+	"--lang_exclude=rust",
+}
+
+// runGobtf runs the command in-process and fails the test on error.
+func runGobtf(t *testing.T, args ...string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	root := newRootCmd(&stdout, &stderr)
+	root.SetArgs(normalizeArgs(args))
+	if err := root.Execute(); err != nil {
+		t.Fatalf("gobtf %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+}
+
+// tool runs one of the shared verification tools and fails the test with its
+// output unless it exits 0.
+func tool(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(testutil.Tool(t, name), args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// TestEncodeVmlinux runs gobtf -J with the kernel-build flags on the shared
+// vmlinux and checks the result against pahole's reference (functions are
+// not yet encoded, so FUNC, FUNC_PROTO and DECL_TAG are left out of the
+// verdict), the kernel verifier, libbpf's dedup of the one-to-one
+// conversion, and byte-identical output for -j1, -j2 and -j8.
+func TestEncodeVmlinux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping the whole-vmlinux encoding in -short mode")
+	}
+	vmlinux := testutil.Corpus(t, testutil.VmlinuxName)
+	ref := testutil.Reference(t, testutil.VmlinuxName+".kbuild.btf")
+	dir := t.TempDir()
+	outs := map[string]string{}
+	for _, j := range []string{"-j1", "-j2", "-j8"} {
+		out := filepath.Join(dir, "vmlinux"+j+".btf")
+		runGobtf(t, append([]string{"-J", j, "--btf_encode_detached=" + out, vmlinux}, kbuildFlags...)...)
+		outs[j] = out
+	}
+	j2, _ := os.ReadFile(outs["-j2"])
+	for _, j := range []string{"-j1", "-j8"} {
+		if b, _ := os.ReadFile(outs[j]); !bytes.Equal(b, j2) {
+			t.Errorf("%s output differs from -j2", j)
+		}
+	}
+	tool(t, "btfdiff", "-ignore-kinds", "FUNC,FUNC_PROTO,DECL_TAG", outs["-j2"], ref)
+	if os.Geteuid() == 0 {
+		tool(t, "btfload", outs["-j2"])
+	}
+
+	raw := filepath.Join(dir, "raw.btf")
+	runGobtf(t, append([]string{"-J", "-j2", "--skip_dedup", "--btf_encode_detached=" + raw, vmlinux}, kbuildFlags...)...)
+	libbpf := filepath.Join(dir, "raw.libbpf.btf")
+	tool(t, "btfdedup", raw, libbpf)
+	tool(t, "btfdiff", libbpf, outs["-j2"])
+}
