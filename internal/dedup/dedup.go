@@ -123,6 +123,8 @@ type deduper struct {
 	hypotList        []uint32
 	hypotAdjustCanon bool
 
+	identSteps int // budget left to the running identicalTypes check
+
 	hashes []uint64 // own types' hashes for the kinds hashable up front
 	table  candTable
 

@@ -78,6 +78,7 @@ func (d *deduper) isEquiv(candID, canonID uint32) (bool, error) {
 		if h == candID {
 			return true, nil
 		}
+		d.identSteps = maxIdentSteps
 		if d.legacy {
 			return d.identicalLegacy(h, candID, maxLegacyDepth), nil
 		}
@@ -154,10 +155,13 @@ func (d *deduper) isEquiv(candID, canonID uint32) (bool, error) {
 	return false, fmt.Errorf("dedup: cannot compare type %d (%s) in a type graph", candID, ck)
 }
 
-// maxRefChain bounds how many reference types identicalTypes follows without
-// a depth step; C type graphs never come close, it only stops malformed
-// input (a cycle of pointers) from looping forever.
-const maxRefChain = 1 << 16
+// maxIdentSteps bounds the work of one duplicate-tolerance check
+// (identicalTypes, identicalLegacy): the number of type pairs it may visit
+// before answering "not identical". libbpf has no such bound; its walk
+// branches at every member and only its depth is limited, so crafted input
+// (or a pointer cycle, which libbpf follows forever) could make it run
+// practically forever. Real type graphs need a tiny fraction of this.
+const maxIdentSteps = 1 << 20
 
 // identicalTypes reports whether id1 and id2 are structurally identical,
 // looking at most depth levels deep through members, parameters and array
@@ -168,7 +172,10 @@ const maxRefChain = 1 << 16
 // output: two arrays count as identical when their headers and element counts
 // match, whatever their element and index types.
 func (d *deduper) identicalTypes(id1, id2 uint32, depth int) bool {
-	for chain := 0; chain < maxRefChain; chain++ {
+	for {
+		if d.identSteps--; d.identSteps < 0 {
+			return false
+		}
 		t1, t2 := d.typ(id1), d.typ(id2)
 		if depth <= 0 {
 			return false
@@ -222,7 +229,6 @@ func (d *deduper) identicalTypes(id1, id2 uint32, depth int) bool {
 			return false
 		}
 	}
-	return false
 }
 
 // mergeHypot turns the pairs of a successful equivalence check into

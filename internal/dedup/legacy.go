@@ -41,6 +41,9 @@ func (d *deduper) identicalArraysLegacy(id1, id2 uint32) bool {
 }
 
 func (d *deduper) identicalStructsLegacy(id1, id2 uint32, depth int) bool {
+	if d.identSteps--; d.identSteps < 0 {
+		return false
+	}
 	t1, t2 := d.typ(id1), d.typ(id2)
 	k := btf.InfoKind(t1[1])
 	if k != btf.KindStruct && k != btf.KindUnion || k != btf.InfoKind(t2[1]) || depth <= 0 {
