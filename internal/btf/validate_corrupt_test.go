@@ -150,6 +150,11 @@ var corruptions = []corruption{
 		f.put32(12, 0)
 		f.put32(16, 0)
 	}, want: "type section is empty", kernel: "No type found"},
+	{name: "blob beyond 16 MiB", mutate: func(f *corruptFixture) {
+		pad := 13 << 20 // NULs appended to the string section
+		f.data = append(f.data, make([]byte, pad)...)
+		f.put32(20, le.Uint32(f.data[20:])+uint32(pad))
+	}, want: "exceeds the kernel's limit of 16777216 bytes", kernel: ""}, // E2BIG, no log
 
 	// String section.
 	{name: "string section without final NUL", mutate: func(f *corruptFixture) { f.data[len(f.data)-1] = 'x' },

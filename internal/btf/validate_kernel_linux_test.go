@@ -5,6 +5,7 @@ package btf_test
 import (
 	"encoding/binary"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -275,4 +276,91 @@ func TestValidateRulesKernel(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestValidateRandomKernel is a differential test: it applies random
+// single-word mutations to the type section of real BTF (alternately the
+// nf_conntrack module, loaded merged with its base, and the kbuild vmlinux)
+// and requires the validator and the kernel to agree on every verdict, and
+// on the reason for every rejection. The seed is fixed so that a
+// disagreement reproduces; GOBTF_RANDOM_MUTATIONS sets the count
+// and GOBTF_RANDOM_SEED the seed.
+func TestValidateRandomKernel(t *testing.T) {
+	requireKernel(t)
+	n, seed := 150, uint64(1)
+	if s := os.Getenv("GOBTF_RANDOM_MUTATIONS"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	if s := os.Getenv("GOBTF_RANDOM_SEED"); s != "" {
+		seed, _ = strconv.ParseUint(s, 10, 64)
+	}
+	baseData := readRef(t, kbuildName)
+	base, err := btf.Parse(baseData, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type target struct {
+		f     *corruptFixture
+		base  *btf.Spec // nil for the standalone vmlinux
+		orig  []byte
+		total btf.TypeID
+		strs  uint32
+	}
+	var targets []target
+	for _, f := range []*corruptFixture{
+		newFixture(t, readRef(t, "modules/nf_conntrack.btf"), base),
+		newFixture(t, baseData, nil),
+	} {
+		b := f.spec.Base()
+		targets = append(targets, target{f, b, append([]byte(nil), f.data...), f.spec.TypeCount(), f.spec.Strings().Len()})
+	}
+	rng := rand.New(rand.NewPCG(seed, 2))
+	var rejected int
+	for i := range n {
+		tg := targets[i%len(targets)]
+		f := tg.f
+		copy(f.data, tg.orig)
+		id := f.spec.FirstID() + btf.TypeID(rng.IntN(f.spec.NumTypes()))
+		w := rng.IntN(len(f.spec.Type(id)))
+		old := f.get(id, w)
+		var val uint32
+		switch rng.IntN(8) {
+		case 0:
+			val = old ^ 1<<rng.IntN(32)
+		case 1:
+			val = rng.Uint32N(tg.total + 3)
+		case 2:
+			val = f.spec.FirstID() + rng.Uint32N(uint32(f.spec.NumTypes()))
+		case 3:
+			val = rng.Uint32N(tg.strs + 3)
+		case 4:
+			val = old + rng.Uint32N(9) - 4
+		case 5:
+			val = rng.Uint32N(300)
+		case 6:
+			val = old ^ 1<<(24+rng.IntN(8))
+		default:
+			val = rng.Uint32()
+		}
+		f.set(id, w, val)
+		_, ours := btf.ValidateBlob(f.data, tg.base, btf.ValidateOptions{})
+		blob := f.data
+		if tg.base != nil {
+			blob = mergeRaw(baseData, f.data)
+		}
+		k := kernelLoad(t, blob)
+		if k.accepted != (ours == nil) {
+			t.Errorf("mutation %d: type [%d] %s word %d %#x -> %#x: kernel accepted=%v, validator: %v\nkernel: %s",
+				i, id, f.spec.Type(id).Kind(), w, old, val, k.accepted, ours, k.lastLine())
+		}
+		var ve *btf.ValidationError
+		if !k.accepted && errors.As(ours, &ve) && !strings.Contains(k.log, ve.Kernel) {
+			t.Errorf("mutation %d: type [%d] %s word %d %#x -> %#x: validator: %v (kernel phrase %q); kernel says: %s",
+				i, id, f.spec.Type(id).Kind(), w, old, val, ours, ve.Kernel, k.lastLine())
+		}
+		if ours != nil {
+			rejected++
+		}
+	}
+	t.Logf("%d random mutations, %d rejected by both, %d accepted by both (unless reported)", n, rejected, n-rejected)
 }
