@@ -108,8 +108,8 @@ type deduper struct {
 	firstID uint32 // first own ID
 	count   uint32 // highest ID + 1 (void included)
 
-	// Word streams and type starts of base and own types. offs has a
-	// sentinel entry at the end, so type i spans offs[i]:offs[i+1].
+	// Word streams and type starts of base and own types: type i spans
+	// offs[i]:offs[i+1], the last one up to the end of the stream.
 	baseWords, words []uint32
 	baseOffs, offs   []uint32
 
@@ -125,7 +125,10 @@ type deduper struct {
 
 	identSteps int // budget left to the running identicalTypes check
 
-	hashes []uint64 // own types' hashes for the kinds hashable up front
+	// structHashes holds the signature hashes of the own STRUCT, UNION and
+	// TYPEDEF types, in ID order (the k-th such type's hash at index k),
+	// computed in parallel before the passes that use them.
+	structHashes []uint64
 	table  candTable
 
 	workers int
@@ -140,14 +143,21 @@ var voidType = []uint32{0, 0, 0}
 // typ returns the words of type id (void for 0).
 func (d *deduper) typ(id uint32) []uint32 {
 	if id >= d.firstID {
-		i := id - d.firstID
-		return d.words[d.offs[i]:d.offs[i+1]:d.offs[i+1]]
+		return span(d.words, d.offs, int(id-d.firstID))
 	}
 	if id == 0 {
 		return voidType
 	}
-	i := id - 1
-	return d.baseWords[d.baseOffs[i]:d.baseOffs[i+1]:d.baseOffs[i+1]]
+	return span(d.baseWords, d.baseOffs, int(id-1))
+}
+
+// span returns type i of a word stream with type starts offs.
+func span(words, offs []uint32, i int) []uint32 {
+	end := uint32(len(words))
+	if i+1 < len(offs) {
+		end = offs[i+1]
+	}
+	return words[offs[i]:end:end]
 }
 
 // kindOf returns the kind of type id.
@@ -169,13 +179,13 @@ func Dedup(s *btf.Spec, opts Options) (*btf.Spec, *Stats, error) {
 		words = append([]uint32(nil), words...)
 	}
 	d.words = words
-	d.offs = typeStarts(s, len(words))
+	d.offs = s.TypeOffsets()
 	if b := s.Base(); b != nil {
 		d.baseWords = b.Words()
 		if b.Base() != nil {
 			return nil, st, fmt.Errorf("dedup: base BTF is itself split BTF")
 		}
-		d.baseOffs = typeStarts(b, len(d.baseWords))
+		d.baseOffs = b.TypeOffsets()
 	}
 	d.canon = make([]uint32, d.count)
 	d.hypot = make([]uint32, d.count)
@@ -240,13 +250,6 @@ func Dedup(s *btf.Spec, opts Options) (*btf.Spec, *Stats, error) {
 	st.TypesOut = out.NumTypes()
 	st.StringsOut = len(out.Strings().Bytes())
 	return out, st, nil
-}
-
-// typeStarts returns the start of every type of s in its word stream, with a
-// sentinel n at the end.
-func typeStarts(s *btf.Spec, n int) []uint32 {
-	offs := s.TypeOffsets()
-	return append(offs[:len(offs):len(offs)], uint32(n))
 }
 
 // passTimer records pass durations into a Stats.

@@ -52,65 +52,90 @@ func (d *deduper) prepBase() error {
 	return nil
 }
 
-// hashOwn computes, in parallel, the signature hash of every own type whose
-// hash does not depend on other types being deduplicated first (INT, ENUM,
-// ENUM64, FWD, FLOAT, STRUCT, UNION, TYPEDEF), and checks that every type ID
-// an own type references exists. Each worker writes only its own range of
-// d.hashes, so the result does not depend on scheduling.
+// structLike reports the kinds whose hashes hashOwn computes up front.
+func structLike(k btf.Kind) bool {
+	return k == btf.KindStruct || k == btf.KindUnion || k == btf.KindTypedef
+}
+
+// hashOwn checks, in parallel, that every type ID an own type references
+// exists, and computes, also in parallel, the signature hashes of the own
+// STRUCT, UNION and TYPEDEF types into structHashes (in ID order). Types are
+// split into fixed chunks; a first round counts each chunk's struct-like
+// types, so every chunk knows where its hashes go and the second round
+// writes disjoint ranges. The result does not depend on scheduling.
 func (d *deduper) hashOwn() error {
-	n := len(d.offs) - 1
-	d.hashes = make([]uint64, n)
-	workers := d.workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	n := len(d.offs)
 	const chunk = 1 << 15
 	chunks := (n + chunk - 1) / chunk
-	workers = max(1, min(workers, chunks))
+	counts := make([]int, chunks+1)
 	errs := make([]error, chunks)
-	var wg sync.WaitGroup
-	next := make(chan int, chunks)
-	for c := 0; c < chunks; c++ {
-		next <- c
-	}
-	close(next)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := range next {
-				errs[c] = d.hashRange(c*chunk, min(n, (c+1)*chunk))
+	d.parallel(chunks, func(c int) {
+		lo, hi := c*chunk, min(n, (c+1)*chunk)
+		errs[c] = d.checkRefs(lo, hi)
+		cnt := 0
+		for i := lo; i < hi; i++ {
+			if structLike(btf.InfoKind(d.words[d.offs[i]+1])) {
+				cnt++
 			}
-		}()
-	}
-	wg.Wait()
+		}
+		counts[c+1] = cnt
+	})
 	for _, err := range errs {
 		if err != nil {
 			return err
 		}
 	}
+	for c := 1; c <= chunks; c++ {
+		counts[c] += counts[c-1]
+	}
+	d.structHashes = make([]uint64, counts[chunks])
+	d.parallel(chunks, func(c int) {
+		k := counts[c]
+		for i := c * chunk; i < min(n, (c+1)*chunk); i++ {
+			t := span(d.words, d.offs, i)
+			switch btf.InfoKind(t[1]) {
+			case btf.KindStruct, btf.KindUnion:
+				d.structHashes[k] = hashStruct(t)
+				k++
+			case btf.KindTypedef:
+				d.structHashes[k] = hashTypedef(t)
+				k++
+			}
+		}
+	})
 	return nil
 }
 
-func (d *deduper) hashRange(lo, hi int) error {
+// parallel calls fn(0) .. fn(n-1) on up to Options.Workers goroutines.
+func (d *deduper) parallel(n int, fn func(int)) {
+	workers := d.workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, n))
+	next := make(chan int, n)
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// checkRefs checks that own types lo..hi-1 reference existing types only.
+func (d *deduper) checkRefs(lo, hi int) error {
 	for i := lo; i < hi; i++ {
-		t := d.words[d.offs[i]:d.offs[i+1]]
-		var h uint64
-		switch btf.InfoKind(t[1]) {
-		case btf.KindInt:
-			h = hashIntTag(t)
-		case btf.KindEnum, btf.KindEnum64:
-			h = hashEnum(t)
-		case btf.KindFwd, btf.KindFloat:
-			h = hashCommon(t)
-		case btf.KindStruct, btf.KindUnion:
-			h = hashStruct(t)
-		case btf.KindTypedef:
-			h = hashTypedef(t)
-		}
-		d.hashes[i] = h
 		bad := uint32(0)
-		btf.Type(t).ForEachTypeRef(func(p *uint32) {
+		btf.Type(span(d.words, d.offs, i)).ForEachTypeRef(func(p *uint32) {
 			if *p >= d.count {
 				bad = *p
 			}
@@ -139,10 +164,11 @@ func (d *deduper) hashRange(lo, hi int) error {
 func (d *deduper) dedupPrimitives() error {
 	for id := d.firstID; id < d.count; id++ {
 		t := d.typ(id)
-		h := d.hashes[id-d.firstID]
+		var h uint64
 		newID := id
 		switch btf.InfoKind(t[1]) {
 		case btf.KindInt:
+			h = hashIntTag(t)
 			for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
 				c := d.table.entID[e-1]
 				if equalWords(t, d.typ(c)) {
@@ -151,6 +177,7 @@ func (d *deduper) dedupPrimitives() error {
 				}
 			}
 		case btf.KindEnum, btf.KindEnum64:
+			h = hashEnum(t)
 			for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
 				c := d.table.entID[e-1]
 				ct := d.typ(c)
@@ -167,6 +194,7 @@ func (d *deduper) dedupPrimitives() error {
 				}
 			}
 		case btf.KindFwd, btf.KindFloat:
+			h = hashCommon(t)
 			for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
 				c := d.table.entID[e-1]
 				if equalCommon(t, d.typ(c)) {

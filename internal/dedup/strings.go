@@ -68,8 +68,8 @@ func (d *deduper) dedupStrings(old, nt *btf.StringTable) error {
 		return nil
 	}
 
-	for i := 0; i+1 < len(d.offs); i++ {
-		t := d.words[d.offs[i]:d.offs[i+1]]
+	for i := range d.offs {
+		t := span(d.words, d.offs, i)
 		if err := remap(&t[0]); err != nil {
 			return fmt.Errorf("type %d: %w", d.firstID+uint32(i), err)
 		}

@@ -23,16 +23,18 @@ import (
 // Representatives chosen here never change later, which the reference pass
 // relies on; FWDs may have been resolved to definitions.
 func (d *deduper) dedupStructs() error {
+	next := 0 // index of the next struct-like type's hash in structHashes
 	for id := d.firstID; id < d.count; id++ {
-		if d.mapped(id) {
-			continue
-		}
 		t := d.typ(id)
 		k := btf.InfoKind(t[1])
-		if k != btf.KindStruct && k != btf.KindUnion && (k != btf.KindTypedef || d.legacy) {
+		if !structLike(k) {
 			continue
 		}
-		h := d.hashes[id-d.firstID]
+		h := d.structHashes[next]
+		next++
+		if d.mapped(id) || k == btf.KindTypedef && d.legacy {
+			continue
+		}
 		newID := id
 		for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
 			c := d.table.entID[e-1]
