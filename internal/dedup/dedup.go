@@ -129,7 +129,7 @@ type deduper struct {
 	// TYPEDEF types, in ID order (the k-th such type's hash at index k),
 	// computed in parallel before the passes that use them.
 	structHashes []uint64
-	table  candTable
+	table        candTable
 
 	workers int
 	legacy  bool // Options.Libbpf112
