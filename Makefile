@@ -20,9 +20,10 @@ test: lint
 test-short:
 	$(GO) test -short $(PKGS)
 
-# Go benchmarks (with allocation counts); the side-by-side comparisons with
-# pahole and libbpf live in scripts/bench.sh once the encoder is complete.
+# Side-by-side runs against the peers (scripts/bench.sh prints medians and
+# ratios), then the Go benchmarks with allocation counts.
 bench:
+	bash scripts/bench.sh
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m $(PKGS)
 
 # Runs every native fuzz target for FUZZTIME each.

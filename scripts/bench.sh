@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Side-by-side benchmark of gobtf against its peers (libbpf's dedup, pahole),
+# run alternately in one session so that both see the same machine state.
+# Prints median and spread of wall time, CPU time (user+sys) and peak RSS for
+# each, and the ratio gobtf/peer. Needs ../shared (the real inputs) and GNU time.
+#
+#   scripts/bench.sh [RUNS]      (default 5 runs of each)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${1:-${RUNS:-5}}
+SHARED=${GOBTF_SHARED:-$(pwd)/../shared}
+CACHE=${GOBTF_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gobtf-test}
+TIME=/usr/bin/time
+[ -d "$SHARED/reference" ] || { echo "bench: needs the shared data folder $SHARED" >&2; exit 1; }
+[ -x "$TIME" ] || { echo "bench: needs GNU time (apt-get install time)" >&2; exit 1; }
+mkdir -p "$CACHE"
+
+go build -trimpath -o bin/gobtf ./cmd/gobtf
+if [ ! -x "$CACHE/tools/bin/btfdedup" ]; then
+  cp -rT "$SHARED/tools" "$CACHE/tools" && chmod -R u+w "$CACHE/tools"
+  make -s -C "$CACHE/tools" BIN=bin >/dev/null
+fi
+unxz_cached() { # unxz_cached SRC.xz -> prints path of the decompressed copy
+  local dst="$CACHE/$(basename "${1%.xz}")"
+  if [ ! -s "$dst" ] || [ "$1" -nt "$dst" ]; then
+    xz -dc "$1" > "$dst.tmp" && mv -f "$dst.tmp" "$dst"
+  fi
+  echo "$dst"
+}
+UNDEDUP=$(unxz_cached "$SHARED/reference/vmlinux-6.1.0-56-cloud-amd64.undeduped.btf.xz")
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+RESULTS=$WORK/results
+
+# measure LABEL CMD...: one run, appends "LABEL wall cpu rss_kb" to RESULTS.
+measure() {
+  local label=$1; shift
+  "$TIME" -f "%e %U %S %M" -o "$WORK/t" "$@" >/dev/null 2>"$WORK/err" || {
+    echo "bench: $label failed:" >&2; cat "$WORK/err" >&2; exit 1; }
+  awk -v l="$label" '{printf "%s %s %.2f %s\n", l, $1, $2+$3, $4}' "$WORK/t" >> "$RESULTS"
+}
+
+# compare NAME GOBTF_LABEL PEER_LABEL: prints medians, spreads and ratios.
+report() {
+  awk -v a="$2" -v b="$3" -v name="$1" '
+    function med(arr, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (arr[j] < arr[i]) { t = arr[i]; arr[i] = arr[j]; arr[j] = t }
+      return n % 2 ? arr[(n + 1) / 2] : (arr[n / 2] + arr[n / 2 + 1]) / 2 }
+    function lo(arr, n,   i, m) { m = arr[1]; for (i = 2; i <= n; i++) if (arr[i] < m) m = arr[i]; return m }
+    function hi(arr, n,   i, m) { m = arr[1]; for (i = 2; i <= n; i++) if (arr[i] > m) m = arr[i]; return m }
+    $1 == a { na++; aw[na] = $2; ac[na] = $3; ar[na] = $4 / 1024 }
+    $1 == b { nb++; bw[nb] = $2; bc[nb] = $3; br[nb] = $4 / 1024 }
+    END {
+      printf "\n== %s (%d runs each)\n", name, na
+      printf "%-28s %22s %22s %22s\n", "", "wall s (min-max)", "cpu s (min-max)", "peak RSS MB (min-max)"
+      printf "%-28s %8.2f (%5.2f-%5.2f) %8.2f (%5.2f-%5.2f) %8.0f (%5.0f-%5.0f)\n", a, mw = med(aw, na), lo(aw, na), hi(aw, na), mc = med(ac, na), lo(ac, na), hi(ac, na), mr = med(ar, na), lo(ar, na), hi(ar, na)
+      printf "%-28s %8.2f (%5.2f-%5.2f) %8.2f (%5.2f-%5.2f) %8.0f (%5.0f-%5.0f)\n", b, pw = med(bw, nb), lo(bw, nb), hi(bw, nb), pc = med(bc, nb), lo(bc, nb), hi(bc, nb), pr = med(br, nb), lo(br, nb), hi(br, nb)
+      printf "%-28s %8.2fx %21.2fx %21.2fx\n", "ratio " a "/" b, mw / pw, mc / pc, mr / pr
+    }' "$RESULTS"
+}
+
+echo "bench: $RUNS alternating runs each; inputs from $SHARED"
+
+# Deduplication alone: the 3.4 M-type one-to-one vmlinux BTF.
+for i in $(seq "$RUNS"); do
+  measure gobtf-dedup bin/gobtf dedup "$UNDEDUP" "$WORK/g.btf"
+  measure libbpf-btfdedup "$CACHE/tools/bin/btfdedup" "$UNDEDUP" "$WORK/l.btf"
+done
+report "dedup of the 3,408,561-type vmlinux BTF" gobtf-dedup libbpf-btfdedup
+bin/gobtf dedup --stats "$UNDEDUP" "$WORK/g.btf" 2>&1 >/dev/null | sed 's/^/  gobtf: /' || true
+
+# The whole encoding of the vmlinux, with the flags Linux 6.1's pahole-flags.sh
+# gives pahole 1.24 (apt's version, the peer measured here).
+if command -v pahole >/dev/null; then
+  VMLINUX=$(unxz_cached "$SHARED/corpus/vmlinux-6.1.0-56-cloud-amd64.xz")
+  FLAGS="-j2 --btf_gen_floats --lang_exclude=rust"
+  for i in $(seq "$RUNS"); do
+    measure gobtf-J-vmlinux bin/gobtf -J $FLAGS --btf_encode_detached="$WORK/g.vmlinux.btf" "$VMLINUX"
+    measure pahole-J-vmlinux pahole -J $FLAGS --btf_encode_detached="$WORK/p.vmlinux.btf" "$VMLINUX"
+  done
+  report "pahole -J on the vmlinux (-j2)" gobtf-J-vmlinux pahole-J-vmlinux
+  bin/gobtf -J $FLAGS --stats --btf_encode_detached="$WORK/g.vmlinux.btf" "$VMLINUX" 2>&1 >/dev/null | sed 's/^/  gobtf: /'
+  for i in $(seq "$RUNS"); do
+    measure gobtf-J-vmlinux-j1 bin/gobtf -J ${FLAGS/-j2/-j1} --btf_encode_detached="$WORK/g.vmlinux.btf" "$VMLINUX"
+  done
+  report "gobtf -j1 against -j2 on the vmlinux" gobtf-J-vmlinux-j1 gobtf-J-vmlinux
+
+  XFS=$(unxz_cached "$SHARED/corpus/modules/xfs.ko.xz")
+  BASE="$SHARED/reference/vmlinux-6.1.0-56-cloud-amd64.kbuild.btf"
+  for i in $(seq "$RUNS"); do
+    measure gobtf-J-xfs bin/gobtf -J $FLAGS --btf_base "$BASE" --btf_encode_detached="$WORK/g.xfs.btf" "$XFS"
+    measure pahole-J-xfs pahole -J $FLAGS --btf_base "$BASE" --btf_encode_detached="$WORK/p.xfs.btf" "$XFS"
+  done
+  report "xfs.ko as split BTF on the vmlinux BTF (-j2)" gobtf-J-xfs pahole-J-xfs
+else
+  echo "bench: pahole not installed; skipping the -J comparisons" >&2
+fi
