@@ -113,7 +113,8 @@ type deduper struct {
 	baseWords, words []uint32
 	baseOffs, offs   []uint32
 
-	canon []uint32 // canonical map, see the package documentation
+	canon []uint32   // canonical map, see the package documentation
+	kinds []btf.Kind // kind of every type, a compact copy for random access
 
 	// hypot is the hypothetical map of one equivalence check: canonical-
 	// graph ID -> candidate-graph ID. hypotList lists the IDs set in it so
@@ -161,7 +162,7 @@ func span(words, offs []uint32, i int) []uint32 {
 }
 
 // kindOf returns the kind of type id.
-func (d *deduper) kindOf(id uint32) btf.Kind { return btf.InfoKind(d.typ(id)[1]) }
+func (d *deduper) kindOf(id uint32) btf.Kind { return d.kinds[id] }
 
 // Dedup deduplicates s and returns a new, compacted Spec holding one type per
 // equivalence class, with its own deduplicated string table. For a split
@@ -189,20 +190,27 @@ func Dedup(s *btf.Spec, opts Options) (*btf.Spec, *Stats, error) {
 	}
 	d.canon = make([]uint32, d.count)
 	d.hypot = make([]uint32, d.count)
-	for i := range d.hypot {
-		d.hypot[i] = unprocessed
-	}
+	d.kinds = make([]btf.Kind, d.count)
 	for id := uint32(1); id < d.firstID; id++ {
 		d.canon[id] = id
+		d.hypot[id] = unprocessed
+		d.kinds[id] = btf.InfoKind(d.typ(id)[1])
 	}
-	for id := d.firstID; id < d.count; id++ {
-		switch d.kindOf(id) {
-		case btf.KindVar, btf.KindDatasec:
-			d.canon[id] = id
-		default:
-			d.canon[id] = unprocessed
+	d.hypot[0] = unprocessed
+	const chunk = 1 << 16
+	own := int(d.count - d.firstID)
+	d.parallel((own+chunk-1)/chunk, func(c int) {
+		for id := d.firstID + uint32(c*chunk); id < d.firstID+uint32(min(own, (c+1)*chunk)); id++ {
+			k := btf.InfoKind(d.typ(id)[1])
+			d.kinds[id] = k
+			d.hypot[id] = unprocessed
+			if k == btf.KindVar || k == btf.KindDatasec {
+				d.canon[id] = id
+			} else {
+				d.canon[id] = unprocessed
+			}
 		}
-	}
+	})
 	d.table.init()
 	timer.done("setup")
 
