@@ -223,6 +223,9 @@ func TestValidateCorruptKernel(t *testing.T) {
 		}
 		_, err := btf.ValidateBlob(data, base, btf.ValidateOptions{})
 		t.Logf("validator: %v\nkernel:    %s", err, strings.ReplaceAll(strings.TrimSpace(tail), "\n", " | "))
+		if err == nil {
+			t.Errorf("the validator accepts the blob the kernel rejects")
+		}
 		var ve *btf.ValidationError
 		if errors.As(err, &ve) {
 			if !strings.Contains(tail, ve.Kernel) {

@@ -421,7 +421,7 @@ func (v *validator) checkFunc(id TypeID, t Type) error {
 	return nil
 }
 
-// resolveDecl checks a DECL_TAG's target (FUNC, STRUCT/UNION, VAR or
+// resolveDeclTag checks a DECL_TAG's target (FUNC, STRUCT/UNION, VAR or
 // TYPEDEF) and component index (a member of a STRUCT/UNION or a parameter
 // of a FUNC's prototype; -1 for the whole).
 func (v *validator) resolveDeclTag(id TypeID, t Type) error {
