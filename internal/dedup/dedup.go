@@ -18,12 +18,13 @@
 //
 //  1. prepBase: base types (split BTF only) become candidates of themselves.
 //  2. dedupStrings: one offset per distinct string.
-//  3. dedupPrimitives: INT, FLOAT, ENUM, ENUM64, FWD.
-//  4. dedupStructs: STRUCT, UNION and TYPEDEF, by a graph equivalence check.
-//  5. resolveFwds: FWDs naming exactly one struct or union.
-//  6. dedupRefs: PTR, CONST, VOLATILE, RESTRICT, TYPE_TAG, ARRAY,
+//  3. hashOwn: reference checks and struct/typedef hashes, in parallel.
+//  4. dedupPrimitives: INT, FLOAT, ENUM, ENUM64, FWD.
+//  5. dedupStructs: STRUCT, UNION and TYPEDEF, by a graph equivalence check.
+//  6. resolveFwds: FWDs naming exactly one struct or union.
+//  7. dedupRefs: PTR, CONST, VOLATILE, RESTRICT, TYPE_TAG, ARRAY,
 //     FUNC_PROTO, FUNC, DECL_TAG.
-//  7. compact and remap: keep one type per class, renumber, rewrite IDs.
+//  8. compact: keep one type per class, renumber, rewrite IDs.
 //
 // VAR and DATASEC are never merged: each is its own canonical type, as in
 // libbpf.
@@ -43,9 +44,11 @@
 // libbpf computes (h*31+v over the same fields), and the candidates of one
 // key are visited in the same order as libbpf's hashmap visits them (see
 // candTable). Where several candidates match, the first wins, so the output
-// matches libbpf's type for type, not only up to equivalence. Nothing
-// depends on goroutine scheduling: the parallel parts compute per-type
-// values only.
+// matches libbpf's type for type, not only up to equivalence (on the vmlinux
+// and module test data it is byte-identical to libbpf's). Current libbpf is
+// followed by default; Options.Libbpf112 selects the behaviour of libbpf
+// 1.1.2 where the two differ (legacy.go). Nothing depends on goroutine
+// scheduling: the parallel parts compute per-type values only.
 package dedup
 
 import (

@@ -1,6 +1,8 @@
 package dedup
 
 import (
+	"bytes"
+	"encoding/binary"
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
@@ -42,6 +44,13 @@ func TestDedupRandomVsLibbpf(t *testing.T) {
 		structs := 3 + int(seed%11)
 		compareWithLibbpf(t, tool, genInput(seed, units, structs), "seed "+itoa(seed))
 	}
+	if !testing.Short() {
+		// A few program-sized inputs: hundreds of units, many candidates
+		// per hash, libbpf's hashmap growing many times.
+		for seed := range uint64(3) {
+			compareWithLibbpf(t, tool, genInput(1000+seed, 500, 40), "large seed "+itoa(1000+seed))
+		}
+	}
 }
 
 // FuzzDedupVsLibbpf is the open-ended version of TestDedupRandomVsLibbpf.
@@ -66,4 +75,32 @@ func itoa(v uint64) string {
 		b = append([]byte{byte('0' + v%10)}, b...)
 	}
 	return string(b)
+}
+
+// TestDedupDeterministic checks that the output bytes depend neither on the
+// number of workers nor on the run: a large random input spans many hashing
+// chunks, so the parallel parts are exercised.
+func TestDedupDeterministic(t *testing.T) {
+	in := reparse(t, genInput(42, 1200, 30), nil)
+	if in.NumTypes() < 3*(1<<15) {
+		t.Fatalf("input has only %d types, too few to span several chunks", in.NumTypes())
+	}
+	var first []byte
+	for _, workers := range []int{1, 2, 7, 1} {
+		for _, legacy := range []bool{false, true} {
+			out, _, err := Dedup(in, Options{Workers: workers, Libbpf112: legacy})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if legacy {
+				continue // checked against libbpf elsewhere
+			}
+			b := out.Marshal(binary.LittleEndian)
+			if first == nil {
+				first = b
+			} else if !bytes.Equal(first, b) {
+				t.Fatalf("output with %d workers differs from the first run", workers)
+			}
+		}
+	}
 }
