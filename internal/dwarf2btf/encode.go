@@ -24,11 +24,12 @@ func Encode(path string, opts *Options, st *Stats) (*btf.Spec, error) {
 		st = &Stats{}
 	}
 	t0 := time.Now()
-	f, err := elf.Open(path)
+	m, err := openMapped(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	defer f.Close()
+	defer m.close()
+	f := m.elf
 	if f.Section(".debug_info") == nil {
 		return nil, fmt.Errorf("%s: %w", path, ErrNoDWARF)
 	}
@@ -38,7 +39,7 @@ func Encode(path string, opts *Options, st *Stats) (*btf.Spec, error) {
 		s, err = ConvertTypesStd(f, opts)
 	} else {
 		var secs *die.Sections
-		secs, err = SectionsStd(f)
+		secs, err = m.dwarfSections()
 		st.Load = time.Since(t0)
 		if err == nil {
 			s, err = ConvertTypes(f, secs, opts)

@@ -1,0 +1,96 @@
+package dwarf2btf
+
+import (
+	"bytes"
+	"debug/elf"
+	"fmt"
+	"os"
+	"syscall"
+
+	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+)
+
+// mappedFile is an ELF file mapped read-only into memory. Sections stored
+// uncompressed are slices of the mapping: reading a kernel's 160 MB of DWARF
+// this way costs page-table work on already cached pages instead of copying
+// every byte into freshly allocated memory, which on virtual machines is the
+// dominant cost of a naive read.
+type mappedFile struct {
+	data []byte
+	elf  *elf.File
+}
+
+// openMapped maps the file at path and parses its ELF headers.
+func openMapped(path string) (*mappedFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() == 0 || fi.Size() != int64(int(fi.Size())) {
+		return nil, fmt.Errorf("not a regular, non-empty file")
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, err
+	}
+	ef, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		syscall.Munmap(data)
+		return nil, err
+	}
+	return &mappedFile{data: data, elf: ef}, nil
+}
+
+// close unmaps the file. No slice of it may be used afterwards.
+func (m *mappedFile) close() error { return syscall.Munmap(m.data) }
+
+// section returns the contents of the named section: a slice of the mapping
+// when it is stored as is, a decompressed copy otherwise, nil when absent.
+func (m *mappedFile) section(name string) ([]byte, error) {
+	s := m.elf.Section(name)
+	if s == nil || s.Type == elf.SHT_NOBITS {
+		return nil, nil
+	}
+	if s.Flags&elf.SHF_COMPRESSED == 0 && len(name) > 1 && name[1] != 'z' {
+		end := s.Offset + s.FileSize
+		if end < s.Offset || end > uint64(len(m.data)) {
+			return nil, fmt.Errorf("section %s: offset %#x size %#x beyond the file's %d bytes", name, s.Offset, s.FileSize, len(m.data))
+		}
+		return m.data[s.Offset:end:end], nil
+	}
+	b, err := s.Data()
+	if err != nil {
+		return nil, fmt.Errorf("section %s at file offset %#x: %w", name, s.Offset, err)
+	}
+	return b, nil
+}
+
+// dwarfSections collects the DWARF sections the decoder reads. No
+// relocations are applied, so this suits linked files only.
+func (m *mappedFile) dwarfSections() (*die.Sections, error) {
+	s := &die.Sections{Order: m.elf.ByteOrder}
+	for _, x := range []struct {
+		name string
+		dst  *[]byte
+	}{
+		{".debug_info", &s.Info}, {".debug_abbrev", &s.Abbrev}, {".debug_str", &s.Str},
+		{".debug_line_str", &s.LineStr}, {".debug_str_offsets", &s.StrOffsets}, {".debug_addr", &s.Addr},
+		{".debug_rnglists", &s.RngLists}, {".debug_loclists", &s.LocLists}, {".debug_loc", &s.Loc},
+		{".debug_ranges", &s.Ranges}, {".debug_types", &s.Types},
+	} {
+		b, err := m.section(x.name)
+		if err != nil {
+			return nil, err
+		}
+		*x.dst = b
+	}
+	if s.Info == nil {
+		return nil, ErrNoDWARF
+	}
+	return s, nil
+}
