@@ -69,6 +69,11 @@ func TestEncodeVmlinux(t *testing.T) {
 		tool(t, "btfload", outs["-j2"])
 	}
 
+	// pahole's defaults (no feature flags): no floats, everything else on.
+	def := filepath.Join(dir, "default.btf")
+	mustGobtf(t, "-J", "--btf_encode_detached="+def, vmlinux)
+	tool(t, "btfdiff", "-ignore-kinds", "FUNC,FUNC_PROTO,DECL_TAG", def, testutil.Reference(t, testutil.VmlinuxName+".default.btf"))
+
 	raw := filepath.Join(dir, "raw.btf")
 	mustGobtf(t, append([]string{"-J", "-j2", "--skip_dedup", "--btf_encode_detached=" + raw, vmlinux}, kbuildFlags...)...)
 	libbpf := filepath.Join(dir, "raw.libbpf.btf")
