@@ -134,14 +134,36 @@ func (d *deduper) parallel(n int, fn func(int)) {
 // checkRefs checks that own types lo..hi-1 reference existing types only.
 func (d *deduper) checkRefs(lo, hi int) error {
 	for i := lo; i < hi; i++ {
-		bad := uint32(0)
-		btf.Type(span(d.words, d.offs, i)).ForEachTypeRef(func(p *uint32) {
-			if *p >= d.count {
-				bad = *p
+		t := span(d.words, d.offs, i)
+		first, step := 0, 0 // positions of the type IDs: t[2] and/or from first on
+		ref2 := false
+		switch btf.InfoKind(t[1]) {
+		case btf.KindPtr, btf.KindTypedef, btf.KindVolatile, btf.KindConst, btf.KindRestrict,
+			btf.KindFunc, btf.KindVar, btf.KindDeclTag, btf.KindTypeTag:
+			ref2 = true
+		case btf.KindArray:
+			first, step = 3, 1
+		case btf.KindStruct, btf.KindUnion:
+			first, step = 4, 3
+		case btf.KindFuncProto:
+			ref2, first, step = true, 4, 2
+		case btf.KindDatasec:
+			first, step = 3, 3
+		}
+		bad := ref2 && t[2] >= d.count
+		if step != 0 {
+			end := len(t)
+			if btf.InfoKind(t[1]) == btf.KindArray {
+				end = 5
 			}
-		})
-		if bad != 0 {
-			return fmt.Errorf("dedup: type %d references type %d, beyond the last type %d", d.firstID+uint32(i), bad, d.count-1)
+			for j := first; j < end; j += step {
+				if t[j] >= d.count {
+					bad = true
+				}
+			}
+		}
+		if bad {
+			return fmt.Errorf("dedup: type %d references a type beyond the last type %d", d.firstID+uint32(i), d.count-1)
 		}
 	}
 	return nil
@@ -163,10 +185,14 @@ func (d *deduper) checkRefs(lo, hi int) error {
 // representative is in the candidate table.
 func (d *deduper) dedupPrimitives() error {
 	for id := d.firstID; id < d.count; id++ {
-		t := d.typ(id)
+		var t []uint32
+		switch d.kinds[id] {
+		case btf.KindInt, btf.KindEnum, btf.KindEnum64, btf.KindFwd, btf.KindFloat:
+			t = d.typ(id)
+		}
 		var h uint64
 		newID := id
-		switch btf.InfoKind(t[1]) {
+		switch d.kinds[id] {
 		case btf.KindInt:
 			h = hashIntTag(t)
 			for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
@@ -208,7 +234,7 @@ func (d *deduper) dedupPrimitives() error {
 			btf.KindDeclTag, btf.KindTypeTag:
 			continue
 		default:
-			return fmt.Errorf("dedup: type %d has unknown kind %d", id, btf.InfoKind(t[1]))
+			return fmt.Errorf("dedup: type %d has unknown kind %d", id, d.kinds[id])
 		}
 		d.canon[id] = newID
 		if newID == id {

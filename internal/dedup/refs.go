@@ -14,6 +14,9 @@ import (
 // inside every representative reference type are representatives.
 func (d *deduper) dedupRefs() error {
 	for id := d.firstID; id < d.count; id++ {
+		if d.mapped(id) {
+			continue
+		}
 		if _, err := d.dedupRef(id); err != nil {
 			return err
 		}

@@ -25,11 +25,11 @@ import (
 func (d *deduper) dedupStructs() error {
 	next := 0 // index of the next struct-like type's hash in structHashes
 	for id := d.firstID; id < d.count; id++ {
-		t := d.typ(id)
-		k := btf.InfoKind(t[1])
+		k := d.kinds[id]
 		if !structLike(k) {
 			continue
 		}
+		t := d.typ(id)
 		h := d.structHashes[next]
 		next++
 		if d.mapped(id) || k == btf.KindTypedef && d.legacy {
@@ -85,14 +85,11 @@ func (d *deduper) resolveFwds() {
 	const ambiguous = 0
 	names := make(map[uint32]uint32)
 	for id := uint32(1); id < d.count; id++ {
+		k := d.kinds[id]
+		if k != btf.KindStruct && k != btf.KindUnion || d.canon[id] != id {
+			continue
+		}
 		t := d.typ(id)
-		k := btf.InfoKind(t[1])
-		if k != btf.KindStruct && k != btf.KindUnion {
-			continue
-		}
-		if d.canon[id] != id {
-			continue
-		}
 		if _, dup := names[t[0]]; dup {
 			names[t[0]] = ambiguous
 		} else {
@@ -100,10 +97,10 @@ func (d *deduper) resolveFwds() {
 		}
 	}
 	for id := d.firstID; id < d.count; id++ {
-		t := d.typ(id)
-		if btf.InfoKind(t[1]) != btf.KindFwd || d.canon[id] != id {
+		if d.kinds[id] != btf.KindFwd || d.canon[id] != id {
 			continue
 		}
+		t := d.typ(id)
 		c, ok := names[t[0]]
 		if !ok || c == ambiguous {
 			continue
