@@ -34,23 +34,8 @@ func ParseInPlace(data []byte, base *Spec) (*Spec, error) {
 	s.strs = newStringTableFrom(baseStrs, ssec)
 	n := len(tsec) / 4
 	s.words = unsafe.Slice((*uint32)(unsafe.Pointer(&tsec[0])), n)[:n:n]
-	s.offs = make([]uint32, 0, n/8+1)
-	for i := 0; i < n; {
-		if n-i < headerWords {
-			return nil, formatErr(typeStart+4*i, "type %d: truncated header (%d of 12 bytes)", s.firstID+TypeID(len(s.offs)), 4*(n-i))
-		}
-		info := s.words[i+1]
-		k := InfoKind(info)
-		tw, ok := trailingWords(k, InfoVlen(info))
-		if !ok || k == KindUnknown {
-			return nil, formatErr(typeStart+4*i+4, "type %d: unknown kind %d", s.firstID+TypeID(len(s.offs)), k)
-		}
-		if n-i-headerWords < tw {
-			return nil, formatErr(typeStart+4*i, "type %d (%s): vlen %d needs %d bytes, %d left in the type section",
-				s.firstID+TypeID(len(s.offs)), k, InfoVlen(info), 4*(headerWords+tw), 4*(n-i))
-		}
-		s.offs = append(s.offs, uint32(i))
-		i += headerWords + tw
+	if err := s.indexTypes(typeStart); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

@@ -140,27 +140,39 @@ func Parse(data []byte, base *Spec) (*Spec, error) {
 	n := len(tsec) / 4
 	s.words = make([]uint32, n)
 	decodeWords(s.words, tsec, order)
+	if err := s.indexTypes(typeStart); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// indexTypes fills s.offs by walking s.words type by type, checking that
+// every kind is known and every type's trailing data fits in the section.
+// typeStart is the type section's offset in the blob, for error offsets.
+func (s *Spec) indexTypes(typeStart int) error {
+	n := len(s.words)
 	// A type takes at least 3 words; size the index for the common average
 	// of about 10 words per type and let append grow it when needed.
 	s.offs = make([]uint32, 0, n/8+1)
 	for i := 0; i < n; {
+		id := s.firstID + TypeID(len(s.offs))
 		if n-i < headerWords {
-			return nil, formatErr(typeStart+4*i, "type %d: truncated header (%d of 12 bytes)", s.firstID+TypeID(len(s.offs)), 4*(n-i))
+			return formatErr(typeStart+4*i, "type %d: truncated header (%d of 12 bytes)", id, 4*(n-i))
 		}
 		info := s.words[i+1]
 		k := InfoKind(info)
 		tw, ok := trailingWords(k, InfoVlen(info))
 		if !ok || k == KindUnknown {
-			return nil, formatErr(typeStart+4*i+4, "type %d: unknown kind %d", s.firstID+TypeID(len(s.offs)), k)
+			return formatErr(typeStart+4*i+4, "type %d: unknown kind %d", id, k)
 		}
 		if n-i-headerWords < tw {
-			return nil, formatErr(typeStart+4*i, "type %d (%s): vlen %d needs %d bytes, %d left in the type section",
-				s.firstID+TypeID(len(s.offs)), k, InfoVlen(info), 4*(headerWords+tw), 4*(n-i))
+			return formatErr(typeStart+4*i, "type %d (%s): vlen %d needs %d bytes, %d left in the type section",
+				id, k, InfoVlen(info), 4*(headerWords+tw), 4*(n-i))
 		}
 		s.offs = append(s.offs, uint32(i))
 		i += headerWords + tw
 	}
-	return s, nil
+	return nil
 }
 
 // Marshal encodes the Spec's own types and strings as a BTF blob with a
