@@ -84,6 +84,26 @@ func buildFixtures(t *testing.T) (types, vars, linked []fixture) {
 				linked = append(linked, vars[len(vars)-1])
 			}
 		}
+		// C++, and for clang 32-bit and big-endian targets (freestanding,
+		// as no cross C library is installed). Go's debug/dwarf cannot
+		// read clang's DWARF 5 for s390x objects, hence DWARF 4 there.
+		cxx := map[string]string{"gcc": "g++", "clang": "clang++"}[compiler]
+		if _, err := exec.LookPath(cxx); err == nil {
+			obj := compiler + "-cxx.o"
+			if cc(cxx, "-g", "-c", "-O0", filepath.Join(src, "cxx.cc"), "-o", obj) == nil {
+				out = append(out, fixture{compiler + "/cxx", filepath.Join(dir, obj)})
+			}
+		}
+		if compiler == "clang" {
+			for _, tgt := range []struct{ name, target, dwarf string }{
+				{"i386", "i386-linux-gnu", "-gdwarf-5"}, {"s390x", "s390x-linux-gnu", "-gdwarf-4"},
+			} {
+				obj := "clang-" + tgt.name + "-basic.o"
+				if cc(compiler, "--target="+tgt.target, "-ffreestanding", tgt.dwarf, "-g", "-c", "-O0", filepath.Join(src, "basic.c"), "-o", obj) == nil {
+					out = append(out, fixture{"clang-" + tgt.name + "/basic", filepath.Join(dir, obj)})
+				}
+			}
+		}
 		obj := compiler + "-zlib-basic.o"
 		if cc(compiler, "-g", "-c", "-O0", "-gz=zlib", filepath.Join(src, "basic.c"), "-o", obj) == nil {
 			out = append(out, fixture{compiler + "-zlib/basic", filepath.Join(dir, obj)})

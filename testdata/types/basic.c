@@ -1,6 +1,8 @@
 // Types of every shape a C compiler emits, as data (no functions, so the
 // comparison with pahole is about types alone).
 // Compile: $CC -g -c -O0 -gdwarf-$V basic.c -o basic.o   (CC=gcc|clang, V=4|5)
+// Cross:   clang --target=i386-linux-gnu -ffreestanding -g -c -O0 basic.c -o basic.o
+//          (also s390x-linux-gnu for big-endian)
 #include <stdint.h>
 
 struct list { struct list *next, *prev; };
@@ -57,8 +59,10 @@ struct uses {
 	double d;
 	long double ld;
 	_Bool b;
+#ifdef __SIZEOF_INT128__
 	__int128 i128;
 	unsigned __int128 u128;
+#endif
 	char name[16];
 	cv_list_p cvp;
 	struct bits bits;
