@@ -1,0 +1,153 @@
+package dwarf2btf
+
+import (
+	"debug/elf"
+	"encoding/binary"
+
+	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+)
+
+// Functions become FUNC types (each with its FUNC_PROTO) the way pahole 1.31
+// encodes them. The work is split in two:
+//
+//   - per compilation unit, collectFuncs walks the unit's subprograms,
+//     resolves abstract origins, analyses parameter locations
+//     (paramloc.go) and returns one funcCandidate per subprogram that pahole
+//     would save: not a declaration, every parameter named, and an STT_FUNC
+//     symbol of its name in the ELF function table (funcs_elf.go);
+//   - once all units are joined, encodeFuncs merges the candidates of each
+//     name across units, drops the names pahole skips and appends one FUNC
+//     per remaining name, in name order (funcs_encode.go).
+//
+// What the lead's Options must provide (all already in options.go):
+// Features.ConsistentFunc (consistent_func), Features.DeclTagKfuncs
+// (decl_tag_kfuncs), Features.DeclTag (decl_tag: function and parameter
+// btf_decl_tag annotations, and the kfunc tags), Features.Attributes
+// (attributes: address_space(1) type attributes of arena kfuncs),
+// Features.TrueSignature (true_signature) and KabiPrefix. The features
+// optimized_func and encode_force change nothing for functions in pahole 1.31
+// (optimized_func's switch is read nowhere), so they are not consulted.
+//
+// The walker calls collectFuncs with a funcUnit describing the unit:
+//
+//	cands, err := collectFuncs(&funcUnit{unit: u, data: d, spec: cuSpec,
+//		typeID: resolve, producerClang: clang, machine: m, elf: table, opts: opts})
+//
+// and, after joining the units (unit k's type IDs shifted by shift[k]):
+//
+//	err := encodeFuncs(dst, perUnitCandidates, shift, table, opts)
+
+// funcUnit is the per-unit input of collectFuncs.
+type funcUnit struct {
+	unit *die.Unit // the unit
+	data *die.Data // the file's DWARF
+
+	// spec is the unit's standalone BTF (IDs 1..n) and typeID maps the
+	// .debug_info offset of a type DIE to its ID in spec (0 for void, an
+	// unspecified type, or an offset that is no type of the unit).
+	spec   *btf.Spec
+	typeID func(off uint64) btf.TypeID
+
+	producerClang bool        // DW_AT_producer of the unit names clang
+	machine       elf.Machine // e_machine, for the argument registers
+	elf           *elfFuncs   // the ELF function table
+	opts          *Options
+
+	// scratch, when set, is reused across units (one per worker).
+	scratch *funcScratch
+}
+
+// funcCandidate is one subprogram pahole would save for encoding ("function
+// state" in pahole). Type IDs are local to its unit's Spec. Names live in
+// the unit's string arena strs; params and tags are slices of per-unit
+// arrays, so a candidate holds no pointer into the DWARF data.
+type funcCandidate struct {
+	strs   string      // the unit's name arena
+	name   strRef      // function name (the ELF function's name)
+	params []funcParam // parameters as they will be encoded, varargs last
+	tags   []funcTag   // btf_decl_tag annotations, in DWARF order
+	addr   uint64      // DW_AT_low_pc, 0 if none
+	ret    btf.TypeID  // return type (unit-local)
+	elf    int32       // index in elfFuncs.funcs
+	sym    int32       // true_signature: index in elfFuncs.syms of the '.'-suffixed symbol at addr, or -1
+	flags  funcFlags
+}
+
+// strRef is a string in a unit's name arena.
+type strRef struct{ off, n uint32 }
+
+func (c *funcCandidate) str(r strRef) string { return c.strs[r.off : r.off+r.n] }
+
+// funcParam is one encoded parameter; a varargs marker has no name and type 0.
+type funcParam struct {
+	name strRef
+	typ  btf.TypeID // unit-local
+}
+
+// funcTag is one btf_decl_tag annotation: on the function (component -1) or
+// on parameter component.
+type funcTag struct {
+	value     strRef
+	component int32
+}
+
+// funcFlags are the reasons a candidate may be left out, as pahole's
+// function state records them.
+type funcFlags uint16
+
+const (
+	flagOptimizedParms   funcFlags = 1 << iota // a parameter was optimized out or has no location
+	flagUnexpectedReg                          // a parameter is not in its ABI register
+	flagInconsistent                           // prototypes of the same name differ (set when merging)
+	flagUncertainLoc                           // a packed struct is passed on the stack
+	flagReordered                              // parameters appear in another order than declared
+	flagSignatureChanged                       // clang marked the function DW_CC_nocall
+	flagOptimizedSymbol                        // the symbol at its address is a .isra/.constprop clone
+)
+
+// Register conventions of an architecture for parameter analysis.
+type abiRegs struct {
+	n       int      // parameters passed in registers
+	regs    [8]int16 // DW_OP_regN of parameter i, -1 if unknown
+	twoRegs bool     // aggregates of two registers' size are passed in registers
+}
+
+// abiFor returns the conventions pahole assumes for machine m; unknown
+// machines have no register parameters, which turns most checks off.
+func abiFor(m elf.Machine) abiRegs {
+	a := abiRegs{twoRegs: m != elf.EM_S390}
+	for i := range a.regs {
+		a.regs[i] = -1
+	}
+	set := func(regs ...int16) {
+		for i, r := range regs {
+			a.regs[i] = opReg0 + r
+		}
+	}
+	switch m {
+	case elf.EM_S390:
+		a.n = 5
+		set(2, 3, 4, 5, 6)
+	case elf.EM_SPARC, elf.EM_SPARCV9:
+		a.n = 6
+	case elf.EM_X86_64:
+		a.n = 6
+		set(5, 4, 1, 2, 8, 9) // rdi, rsi, rdx, rcx, r8, r9
+	case elf.EM_ARM, elf.EM_AARCH64:
+		a.n = 8
+		set(0, 1, 2, 3, 4, 5, 6, 7)
+	case elf.EM_ARC, elf.EM_MIPS, elf.EM_PPC, elf.EM_PPC64, elf.EM_RISCV:
+		a.n = 8
+	}
+	return a
+}
+
+// byteOrderOf returns the byte order of a die.Sections (little-endian when
+// unset).
+func byteOrderOf(s *die.Sections) binary.ByteOrder {
+	if s.Order == nil {
+		return binary.LittleEndian
+	}
+	return s.Order
+}

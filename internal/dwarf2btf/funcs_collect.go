@@ -1,0 +1,481 @@
+package dwarf2btf
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+)
+
+// collectFuncs follows pahole's loading of one unit's functions and its
+// per-unit encoder pass. The steps and their order matter, because pahole
+// shares information between a concrete out-of-line instance of a function
+// (a DW_TAG_subprogram with DW_AT_abstract_origin and an address) and its
+// abstract instance (the one with the declared name, types and parameters):
+//
+//  1. walk the unit: every DW_TAG_subprogram, wherever it is nested, with its
+//     DW_TAG_formal_parameter children (numbered in order), varargs and
+//     btf_decl_tag annotations. pahole registers a subprogram after its
+//     children, so the unit's function order is DIE post-order;
+//  2. decode every parameter's location (paramloc.go), which needs the byte
+//     size of its type (taken through the abstract origin if it has one);
+//  3. resolve, in function order, each parameter without DW_AT_type through
+//     its abstract origin: it takes the origin's name and type, its function
+//     is "reordered" when the two positions differ, and the origin parameter
+//     accumulates the location facts (so an abstract instance learns where
+//     its concrete instances keep their parameters);
+//  4. analyse each function's parameter locations against the ABI
+//     registers (analyzeParams) and set its flags;
+//  5. save every function that is not a declaration, has all parameters
+//     named and whose name is in the ELF function table.
+func collectFuncs(u *funcUnit) ([]funcCandidate, error) {
+	s := u.scratch
+	if s == nil {
+		s = &funcScratch{}
+	}
+	s.reset(u)
+	if err := s.walk(u); err != nil {
+		return nil, err
+	}
+	s.sizesAndLocations(u)
+	s.resolveOrigins()
+	abi := abiFor(u.machine)
+	for _, fi := range s.order {
+		s.analyze(u, &abi, fi)
+	}
+	return s.candidates(u, &abi), nil
+}
+
+// subprog is one DW_TAG_subprogram of the unit being collected.
+type subprog struct {
+	off       uint64
+	name      string // DW_AT_name (aliases the DWARF data; scratch only)
+	hasName   bool
+	origin    uint64 // DW_AT_abstract_origin, 0 if none
+	spec      uint64 // DW_AT_specification, 0 if none
+	typ       uint64 // DW_AT_type, 0 if none
+	lowPC     uint64
+	gnuAnnot  uint64 // DW_AT_GNU_annotation: first annotation DIE, 0 if none
+	hasOrigin bool
+	decl      bool
+	inlined   bool
+	ccNocall  bool // DW_AT_calling_convention is DW_CC_nocall
+	unspec    bool // has DW_TAG_unspecified_parameters
+	first, n  int32
+	nAnnots   int32
+	flags     funcFlags
+}
+
+// fparam is one DW_TAG_formal_parameter of a subprogram.
+type fparam struct {
+	off      uint64
+	origin   uint64 // DW_AT_abstract_origin, 0 if none
+	typ      uint64 // DW_AT_type, 0 if none; after step 3 the resolved type
+	gnuAnnot uint64
+	name     string
+	hasName  bool
+	hasType  bool
+	fn       int32
+	idx      int32
+
+	locForm  die.Form
+	locVal   uint64
+	locData  []byte
+	hasLoc   bool
+	hasConst bool // DW_AT_const_value
+
+	loc        paramLoc
+	typeSize   int
+	inMemory   bool
+	optimized  bool
+	unexpected bool
+}
+
+// fannot is one btf_decl_tag annotation of a function or of a parameter.
+type fannot struct {
+	fn        int32
+	component int32
+	value     string
+}
+
+// funcScratch holds one unit's collection state; a worker reuses it.
+type funcScratch struct {
+	subs   []subprog
+	params []fparam
+	annots []fannot
+	order  []int32 // subprogram indexes in pahole's function order
+	loc    locReader
+	entry  die.Entry // for following annotation chains
+	reader *die.Reader
+
+	// per-unit output arenas, handed over (not reused) at the end
+	outStrs []byte
+}
+
+func (s *funcScratch) reset(u *funcUnit) {
+	s.subs = s.subs[:0]
+	s.params = s.params[:0]
+	s.annots = s.annots[:0]
+	s.order = s.order[:0]
+	s.outStrs = s.outStrs[:0]
+	s.loc.reset(u.data.Sections(), u.unit)
+}
+
+// DWARF attributes, tags and constants the function walk reads.
+const (
+	atLowPC              = 0x11
+	atInline             = 0x20
+	atAbstractOrigin     = 0x31
+	atCallingConvention  = 0x36
+	atGNUAnnotation      = 0x2139
+	ccNocall             = 0x05
+	tagInlinedSubroutine = 0x1d
+)
+
+// fnFrame is an open DIE of the walk.
+type fnFrame struct {
+	depth int
+	kind  uint8 // 0 other, 1 subprogram, 2 parameter
+	idx   int32
+}
+
+// walk reads the unit's DIEs (step 1).
+func (s *funcScratch) walk(u *funcUnit) error {
+	r := u.data.NewReader()
+	s.reader = r
+	r.Seek(u.unit)
+	var e die.Entry
+	var stack []fnFrame
+	declTags := u.opts.Features.DeclTag
+	for {
+		ok, err := r.Next(&e)
+		if err != nil {
+			return fmt.Errorf("functions: %w", err)
+		}
+		if !ok {
+			break
+		}
+		for len(stack) > 0 && stack[len(stack)-1].depth >= e.Depth {
+			if err := s.closeFrame(u, stack[len(stack)-1]); err != nil {
+				return err
+			}
+			stack = stack[:len(stack)-1]
+		}
+		var parent fnFrame
+		if len(stack) > 0 {
+			parent = stack[len(stack)-1]
+		}
+		f := fnFrame{depth: e.Depth}
+		switch {
+		case e.Tag == tagSubprogram:
+			s.subs = append(s.subs, subprogFrom(&e))
+			f.kind, f.idx = 1, int32(len(s.subs)-1)
+		case e.Tag == tagFormalParameter && parent.kind == 1:
+			fn := &s.subs[parent.idx]
+			p := paramFrom(&e)
+			p.fn, p.idx = parent.idx, fn.n
+			if fn.n == 0 {
+				fn.first = int32(len(s.params))
+			}
+			fn.n++
+			s.params = append(s.params, p)
+			f.kind, f.idx = 2, int32(len(s.params)-1)
+		case e.Tag == tagUnspecifiedParams && parent.kind == 1:
+			s.subs[parent.idx].unspec = true
+		case e.Tag == tagLLVMAnnotation || e.Tag == tagGNUAnnotation:
+			if declTags && parent.kind != 0 {
+				fn, comp := parent.idx, int32(-1)
+				if parent.kind == 2 {
+					fn, comp = s.params[parent.idx].fn, s.params[parent.idx].idx
+				}
+				s.addAnnot(&e, fn, comp)
+			}
+		}
+		if e.Children {
+			stack = append(stack, f)
+		} else if f.kind != 0 {
+			if err := s.closeFrame(u, f); err != nil {
+				return err
+			}
+		}
+	}
+	for len(stack) > 0 {
+		if err := s.closeFrame(u, stack[len(stack)-1]); err != nil {
+			return err
+		}
+		stack = stack[:len(stack)-1]
+	}
+	return nil
+}
+
+// closeFrame finishes a subprogram or parameter whose children have been
+// read: gcc-style annotations chained from it come last, and a subprogram
+// takes its place in the function order.
+func (s *funcScratch) closeFrame(u *funcUnit, f fnFrame) error {
+	switch f.kind {
+	case 1:
+		if u.opts.Features.DeclTag {
+			if err := s.annotChain(s.subs[f.idx].gnuAnnot, f.idx, -1); err != nil {
+				return err
+			}
+		}
+		s.order = append(s.order, f.idx)
+	case 2:
+		p := &s.params[f.idx]
+		if u.opts.Features.DeclTag {
+			if err := s.annotChain(p.gnuAnnot, p.fn, p.idx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// addAnnot records e if it is a btf_decl_tag annotation.
+func (s *funcScratch) addAnnot(e *die.Entry, fn, comp int32) {
+	var name, value string
+	for i := range e.Fields {
+		switch f := &e.Fields[i]; f.Attr {
+		case atName:
+			name = f.Str()
+		case atConstValue:
+			value = f.Str()
+		}
+	}
+	if name != "btf_decl_tag" {
+		return
+	}
+	s.annots = append(s.annots, fannot{fn: fn, component: comp, value: value})
+	s.subs[fn].nAnnots++
+}
+
+// annotChain follows a DW_AT_GNU_annotation chain starting at off.
+func (s *funcScratch) annotChain(off uint64, fn, comp int32) error {
+	for hops := 0; off != 0 && hops < 1024; hops++ {
+		if err := s.reader.EntryAt(die.SecInfo, off, &s.entry); err != nil {
+			return fmt.Errorf("functions: annotation at %#x: %w", off, err)
+		}
+		if s.entry.Tag != tagGNUAnnotation {
+			return nil
+		}
+		s.addAnnot(&s.entry, fn, comp)
+		off = 0
+		if f := s.entry.Field(atGNUAnnotation); f != nil && f.IsRef() {
+			off = f.Val
+		}
+	}
+	return nil
+}
+
+func subprogFrom(e *die.Entry) subprog {
+	sp := subprog{off: e.Offset}
+	for i := range e.Fields {
+		f := &e.Fields[i]
+		switch f.Attr {
+		case atName:
+			sp.name, sp.hasName = f.Str(), true
+		case atAbstractOrigin:
+			sp.hasOrigin = true
+			if f.IsRef() {
+				sp.origin = f.Val
+			}
+		case atSpecification:
+			if f.IsRef() {
+				sp.spec = f.Val
+			}
+		case atType:
+			if f.IsRef() {
+				sp.typ = f.Val
+			}
+		case atLowPC:
+			sp.lowPC = f.Val
+		case atDeclaration:
+			sp.decl = true
+		case atInline:
+			sp.inlined = f.Val != 0
+		case atCallingConvention:
+			sp.ccNocall = f.Val == ccNocall
+		case atGNUAnnotation:
+			if f.IsRef() {
+				sp.gnuAnnot = f.Val
+			}
+		}
+	}
+	return sp
+}
+
+func paramFrom(e *die.Entry) fparam {
+	p := fparam{off: e.Offset, loc: paramLoc{reg: regUnknown}}
+	for i := range e.Fields {
+		f := &e.Fields[i]
+		switch f.Attr {
+		case atName:
+			p.name, p.hasName = f.Str(), true
+		case atType:
+			if f.IsRef() {
+				p.typ, p.hasType = f.Val, true
+			}
+		case atAbstractOrigin:
+			if f.IsRef() {
+				p.origin = f.Val
+			}
+		case atLocation:
+			p.hasLoc = true
+			p.locForm, p.locVal, p.locData = f.Form, f.Val, f.Data
+		case atConstValue:
+			p.hasConst = true
+		case atGNUAnnotation:
+			if f.IsRef() {
+				p.gnuAnnot = f.Val
+			}
+		}
+	}
+	return p
+}
+
+// findSub returns the index of the subprogram at off, or -1.
+func (s *funcScratch) findSub(off uint64) int {
+	i := sort.Search(len(s.subs), func(i int) bool { return s.subs[i].off >= off })
+	if i < len(s.subs) && s.subs[i].off == off {
+		return i
+	}
+	return -1
+}
+
+// findParam returns the index of the parameter at off, or -1.
+func (s *funcScratch) findParam(off uint64) int {
+	i := sort.Search(len(s.params), func(i int) bool { return s.params[i].off >= off })
+	if i < len(s.params) && s.params[i].off == off {
+		return i
+	}
+	return -1
+}
+
+// sizesAndLocations is step 2.
+func (s *funcScratch) sizesAndLocations(u *funcUnit) {
+	abi := abiFor(u.machine)
+	addrSize := int(u.unit.AddrSize)
+	limit := addrSize
+	if abi.twoRegs {
+		limit = 2 * addrSize
+	}
+	for i := range s.params {
+		p := &s.params[i]
+		typ := p.typ
+		if p.origin != 0 {
+			typ = 0
+			if j := s.findParam(p.origin); j >= 0 {
+				typ = s.params[j].typ
+			}
+		}
+		if typ != 0 {
+			p.typeSize = typeByteSize(u, typ)
+		}
+		p.inMemory = p.typeSize > limit
+		if p.hasLoc {
+			s.loc.decode(p.locForm, p.locVal, p.locData, p.typeSize, abi.twoRegs, &p.loc)
+		}
+	}
+}
+
+// typeByteSize is the size pahole gives a parameter's type for the ABI
+// checks: a pointer's address size, else the first byte size met along the
+// chain of referenced types (so an array counts as its element).
+func typeByteSize(u *funcUnit, off uint64) int {
+	id := u.typeID(off)
+	for hops := 0; id != 0 && hops < 64; hops++ {
+		t := u.spec.Type(id)
+		if t == nil {
+			return 0
+		}
+		switch t.Kind() {
+		case btf.KindPtr:
+			return int(u.unit.AddrSize)
+		case btf.KindInt, btf.KindFloat, btf.KindStruct, btf.KindUnion, btf.KindEnum, btf.KindEnum64:
+			return int(t.Size())
+		case btf.KindArray:
+			id, _, _ = t.Array()
+		case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag:
+			id = t.Ref()
+		default:
+			return 0
+		}
+	}
+	return 0
+}
+
+// resolveOrigins is step 3.
+func (s *funcScratch) resolveOrigins() {
+	for _, fi := range s.order {
+		sp := &s.subs[fi]
+		for k := sp.first; k < sp.first+sp.n; k++ {
+			p := &s.params[k]
+			if p.hasType || p.origin == 0 {
+				continue
+			}
+			j := s.findParam(p.origin)
+			if j < 0 {
+				continue
+			}
+			o := &s.params[j]
+			p.name, p.hasName = o.name, o.hasName
+			if p.idx != o.idx {
+				sp.flags |= flagReordered
+			}
+			p.typ = o.typ
+			if p.hasLoc {
+				o.hasLoc = true
+			}
+			if p.hasConst {
+				o.hasConst = true
+			}
+			if p.loc.constVal {
+				o.loc.constVal = true
+			}
+			if p.loc.stack {
+				o.loc.stack = true
+			}
+			if p.loc.reg != regUnknown {
+				o.loc.reg = p.loc.reg
+			}
+			if p.typeSize != 0 {
+				o.typeSize = p.typeSize
+			}
+			if p.inMemory {
+				o.inMemory = true
+			}
+			o.loc.first |= p.loc.first
+			o.loc.second |= p.loc.second
+		}
+	}
+}
+
+// funcName returns a subprogram's name: its own, else its abstract
+// origin's, else its specification's.
+func (s *funcScratch) funcName(sp *subprog) (string, bool) {
+	if sp.hasName {
+		return sp.name, true
+	}
+	if sp.origin == 0 && sp.spec == 0 {
+		return "", false
+	}
+	for _, ref := range [2]uint64{sp.origin, sp.spec} {
+		if ref == 0 {
+			continue
+		}
+		if j := s.findSub(ref); j >= 0 {
+			return s.subs[j].name, s.subs[j].hasName
+		}
+	}
+	return "", false
+}
+
+// kabi applies --kabi_prefix to a name read from DWARF.
+func kabiName(opts *Options, name string) string {
+	if p := opts.KabiPrefix; p != "" && strings.HasPrefix(name, p) {
+		return p
+	}
+	return name
+}

@@ -1,0 +1,191 @@
+package dwarf2btf
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// The ELF function table decides which DWARF functions may become FUNCs: a
+// function is described only if the symbol table has an STT_FUNC symbol of
+// its name. pahole builds the table this way (elf_functions__collect):
+//
+//   - every STT_FUNC symbol of .symtab counts, defined or not, except those
+//     whose suffix (from the first '.') contains ".cold" or ".part": those
+//     are pieces of functions split off by the compiler, not functions;
+//   - a symbol is filed under its name cut at the first '.', so "foo",
+//     "foo.isra.0" and "foo.constprop.1" all belong to the function "foo";
+//   - the table is sorted by name (bytewise) and the symbols of one name are
+//     merged, in symbol-table order;
+//   - a name whose symbols sit at different addresses is ambiguous: which of
+//     them a DWARF description belongs to cannot be told, so it is never
+//     encoded. pahole decides this while merging, when it moves on to the
+//     next name, so the very last name of the table is never marked; gobtf
+//     reproduces that.
+
+// elfFuncSym is one symbol of an ELF function.
+type elfFuncSym struct {
+	name string // the full symbol name, suffix included
+	addr uint64 // st_value
+}
+
+// elfFunc is one entry of the table: a name and its symbols.
+type elfFunc struct {
+	name       string
+	first, n   int32 // the function's symbols are syms[first : first+n]
+	ambiguous  bool  // its symbols have different addresses
+	kfunc      bool  // listed in a kfunc set of .BTF_ids
+	kfuncFlags uint32
+}
+
+// elfFuncs is the ELF function table, sorted by name.
+type elfFuncs struct {
+	funcs []elfFunc
+	syms  []elfFuncSym
+}
+
+// elfSymbol is what the table needs of a symbol-table entry; it decouples the
+// table from the ELF reader.
+type elfSymbol struct {
+	name  string
+	value uint64
+	size  uint64
+	info  byte
+	shndx uint32
+}
+
+// elfFuncsSource is the part of an ELF file the function table and the kfunc
+// scan read.
+type elfFuncsSource struct {
+	symbols []elfSymbol // .symtab in order, the null symbol 0 included or not
+	order   interface {
+		Uint32([]byte) uint32
+	}
+	btfIDs      []byte // contents of .BTF_ids, nil if absent
+	btfIDsAddr  uint64 // its sh_addr
+	btfIDsIndex uint32 // its section index
+}
+
+// newElfFuncsStd builds the table from a file opened with debug/elf. A file
+// without .symtab has no functions (pahole then describes none).
+func newElfFuncsStd(f *elf.File, opts *Options) (*elfFuncs, error) {
+	syms, err := f.Symbols()
+	if err != nil {
+		if errors.Is(err, elf.ErrNoSymbols) {
+			return &elfFuncs{}, nil
+		}
+		return nil, fmt.Errorf("reading the symbol table: %w", err)
+	}
+	src := elfFuncsSource{symbols: make([]elfSymbol, len(syms)), order: f.ByteOrder}
+	for i, s := range syms {
+		src.symbols[i] = elfSymbol{name: s.Name, value: s.Value, size: s.Size, info: s.Info, shndx: uint32(s.Section)}
+	}
+	if opts.Features.DeclTagKfuncs {
+		for i, s := range f.Sections {
+			if s.Name != btfIDsSection {
+				continue
+			}
+			if s.Type != elf.SHT_NOBITS {
+				b, err := s.Data()
+				if err != nil {
+					return nil, fmt.Errorf("section %s: %w", btfIDsSection, err)
+				}
+				src.btfIDs = b
+			}
+			src.btfIDsAddr, src.btfIDsIndex = s.Addr, uint32(i)
+		}
+	}
+	return newElfFuncs(&src, opts)
+}
+
+// newElfFuncs builds the function table from the symbols, then marks the
+// kfuncs when the decl_tag_kfuncs feature asks for them.
+func newElfFuncs(src *elfFuncsSource, opts *Options) (*elfFuncs, error) {
+	type entry struct {
+		name string
+		sym  elfFuncSym
+	}
+	var ents []entry
+	for _, s := range src.symbols {
+		if elf.ST_TYPE(s.info) != elf.STT_FUNC || s.name == "" {
+			continue
+		}
+		if hasNonFuncSuffix(s.name) {
+			continue
+		}
+		name := s.name
+		if i := strings.IndexByte(name, '.'); i >= 0 {
+			name = name[:i]
+		}
+		ents = append(ents, entry{name, elfFuncSym{s.name, s.value}})
+	}
+	sort.SliceStable(ents, func(i, j int) bool { return ents[i].name < ents[j].name })
+	t := &elfFuncs{syms: make([]elfFuncSym, len(ents))}
+	for i, e := range ents {
+		t.syms[i] = e.sym
+		if n := len(t.funcs); n > 0 && t.funcs[n-1].name == e.name {
+			t.funcs[n-1].n++
+			continue
+		}
+		if n := len(t.funcs); n > 0 {
+			t.funcs[n-1].ambiguous = t.addressesDiffer(&t.funcs[n-1])
+		}
+		t.funcs = append(t.funcs, elfFunc{name: e.name, first: int32(i), n: 1})
+	}
+	if opts.Features.DeclTagKfuncs {
+		if err := t.markKfuncs(src); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// addressesDiffer reports whether f's symbols are at more than one address.
+// As in pahole, an address of 0 does not count as a first address.
+func (t *elfFuncs) addressesDiffer(f *elfFunc) bool {
+	var addr uint64
+	for _, s := range t.symsOf(f) {
+		if addr != 0 && addr != s.addr {
+			return true
+		}
+		addr = s.addr
+	}
+	return false
+}
+
+// symsOf returns f's symbols.
+func (t *elfFuncs) symsOf(f *elfFunc) []elfFuncSym { return t.syms[f.first : f.first+f.n] }
+
+// find returns the index of the function named name, or -1.
+func (t *elfFuncs) find(name string) int32 {
+	i := sort.Search(len(t.funcs), func(i int) bool { return t.funcs[i].name >= name })
+	if i < len(t.funcs) && t.funcs[i].name == name {
+		return int32(i)
+	}
+	return -1
+}
+
+// suffixHas reports whether the part of name from its first '.' contains
+// one of the given strings.
+func suffixHas(name string, subs ...string) bool {
+	i := strings.IndexByte(name, '.')
+	if i < 0 {
+		return false
+	}
+	for _, s := range subs {
+		if strings.Contains(name[i:], s) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasNonFuncSuffix reports symbols that are parts of functions: partial
+// inlining (".part") and cold paths moved away (".cold").
+func hasNonFuncSuffix(name string) bool { return suffixHas(name, ".cold", ".part") }
+
+// hasOptimizedSuffix reports symbols of clones whose calling convention the
+// compiler may have changed (".constprop", ".isra").
+func hasOptimizedSuffix(name string) bool { return suffixHas(name, ".constprop", ".isra") }

@@ -1,0 +1,133 @@
+package dwarf2btf
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"sort"
+	"testing"
+
+	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+)
+
+// convertWithFuncs converts a linked ELF file's types unit by unit, as the
+// converter does, collects each unit's function candidates, joins the units
+// and encodes the functions: the whole function path, until the walker
+// calls it itself. It returns the joined, not deduplicated Spec.
+func convertWithFuncs(t testing.TB, path string, opts *Options) *btf.Spec {
+	t.Helper()
+	m, err := openMapped(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.close() })
+	secs, err := m.dwarfSections()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := die.New(secs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := newElfFuncsStd(m.elf, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := m.elf.ByteOrder == binary.LittleEndian
+	addrSize := uint32(8)
+	if m.elf.Class == elf.ELFCLASS32 {
+		addrSize = 4
+	}
+	units := d.Units()
+	out := btf.NewSpec(nil)
+	perCU := make([][]funcCandidate, len(units))
+	shift := make([]btf.TypeID, len(units))
+	c := newCUTypes(opts, le, addrSize)
+	c.debugAddr = secs.Addr
+	scratch := &funcScratch{}
+	for i := range units {
+		c.reset()
+		lang, clang, err := c.walk(newFastStream(d, &units[i]))
+		if err != nil {
+			t.Fatalf("unit %d: %v", i, err)
+		}
+		if opts.Languages.Skips(uint16(lang)) || units[i].Tag != die.TagCompileUnit {
+			continue
+		}
+		c.enumSignedness()
+		c.emit()
+		cands, err := collectFuncs(&funcUnit{unit: &units[i], data: d, spec: c.spec, typeID: c.resolve,
+			producerClang: clang, machine: m.elf.Machine, elf: table, opts: opts, scratch: scratch})
+		if err != nil {
+			t.Fatalf("unit %d: %v", i, err)
+		}
+		perCU[i] = cands
+		shift[i] = out.AppendSpec(c.spec)
+	}
+	if err := encodeFuncs(out, perCU, shift, table, opts); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// funcSig is what the tests compare of a FUNC: its parameter names and the
+// kinds and names along its parameter and return types, which survive
+// deduplication.
+type funcSig struct {
+	params []string
+}
+
+// funcSigs returns every FUNC of s by name.
+func funcSigs(s *btf.Spec) map[string]funcSig {
+	out := make(map[string]funcSig)
+	for i := 0; i < s.NumTypes(); i++ {
+		t := s.Own(i)
+		if t.Kind() != btf.KindFunc {
+			continue
+		}
+		p := s.Type(t.Ref())
+		var sig funcSig
+		if p != nil {
+			for k := 0; k < p.Vlen(); k++ {
+				n, typ := p.Param(k)
+				sig.params = append(sig.params, s.Strings().String(n)+":"+typeShape(s, typ))
+			}
+		}
+		out[s.Name(t)] = sig
+	}
+	return out
+}
+
+// typeShape names a type by its chain of kinds down to a named type.
+func typeShape(s *btf.Spec, id btf.TypeID) string {
+	shape := ""
+	for hops := 0; hops < 16; hops++ {
+		t := s.Type(id)
+		if t == nil {
+			return shape + "void"
+		}
+		switch t.Kind() {
+		case btf.KindPtr, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag:
+			shape += t.Kind().String() + " "
+			id = t.Ref()
+			continue
+		case btf.KindFwd, btf.KindStruct, btf.KindUnion:
+			// Deduplication resolves forward declarations.
+			if fwdKind(t) == btf.KindUnion {
+				return shape + "union " + s.Name(t)
+			}
+			return shape + "struct " + s.Name(t)
+		}
+		return shape + t.Kind().String() + " " + s.Name(t)
+	}
+	return shape
+}
+
+func sortedKeys(m map[string]funcSig) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
