@@ -3,6 +3,7 @@ package dwarf2btf
 import (
 	"debug/elf"
 	"encoding/binary"
+	"fmt"
 	"sort"
 	"testing"
 
@@ -75,11 +76,18 @@ func convertWithFuncs(t testing.TB, path string, opts *Options) *btf.Spec {
 // deduplication.
 type funcSig struct {
 	params []string
+	tags   []string // DECL_TAGs on the FUNC: "value@component", sorted
 }
 
 // funcSigs returns every FUNC of s by name.
 func funcSigs(s *btf.Spec) map[string]funcSig {
 	out := make(map[string]funcSig)
+	tags := make(map[btf.TypeID][]string)
+	for i := 0; i < s.NumTypes(); i++ {
+		if t := s.Own(i); t.Kind() == btf.KindDeclTag {
+			tags[t.Ref()] = append(tags[t.Ref()], fmt.Sprintf("%s@%d", s.Name(t), int32(t[3])))
+		}
+	}
 	for i := 0; i < s.NumTypes(); i++ {
 		t := s.Own(i)
 		if t.Kind() != btf.KindFunc {
@@ -93,6 +101,8 @@ func funcSigs(s *btf.Spec) map[string]funcSig {
 				sig.params = append(sig.params, s.Strings().String(n)+":"+typeShape(s, typ))
 			}
 		}
+		sig.tags = tags[s.FirstID()+btf.TypeID(i)]
+		sort.Strings(sig.tags)
 		out[s.Name(t)] = sig
 	}
 	return out

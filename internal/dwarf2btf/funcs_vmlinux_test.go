@@ -52,6 +52,7 @@ func TestFuncsMatchPaholeVmlinux(t *testing.T) {
 func compareFuncSigs(t *testing.T, got, want map[string]funcSig) {
 	t.Helper()
 	var missing, extra, differ []string
+	tagged := 0
 	for _, name := range sortedKeys(want) {
 		g, ok := got[name]
 		if !ok {
@@ -61,13 +62,19 @@ func compareFuncSigs(t *testing.T, got, want map[string]funcSig) {
 		if strings.Join(g.params, ", ") != strings.Join(want[name].params, ", ") {
 			differ = append(differ, name+": got ("+strings.Join(g.params, ", ")+") want ("+strings.Join(want[name].params, ", ")+")")
 		}
+		if strings.Join(g.tags, " ") != strings.Join(want[name].tags, " ") {
+			differ = append(differ, name+": tags "+strings.Join(g.tags, " ")+" want "+strings.Join(want[name].tags, " "))
+		}
+		if len(g.tags) > 0 {
+			tagged++
+		}
 	}
 	for _, name := range sortedKeys(got) {
 		if _, ok := want[name]; !ok {
 			extra = append(extra, name)
 		}
 	}
-	t.Logf("FUNCs: got %d, want %d; missing %d, extra %d, different %d", len(got), len(want), len(missing), len(extra), len(differ))
+	t.Logf("FUNCs: got %d, want %d; missing %d, extra %d, different %d; %d with DECL_TAGs", len(got), len(want), len(missing), len(extra), len(differ), tagged)
 	show := func(what string, list []string) {
 		if len(list) == 0 {
 			return

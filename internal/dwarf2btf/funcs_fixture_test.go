@@ -1,0 +1,150 @@
+package dwarf2btf
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/testutil"
+)
+
+// buildFixture compiles testdata/funcs/name with compiler cc, using the
+// "// build:" command on the file's first line ($CC, $OUT, $SRC and $DIR
+// substituted), into a temporary folder. It skips the test when the
+// compiler is missing.
+func buildFixture(t *testing.T, cc, name string) string {
+	t.Helper()
+	if _, err := exec.LookPath(cc); err != nil {
+		t.Skipf("%s not installed", cc)
+	}
+	dir := filepath.Join(testutil.RepoRoot(), "testdata", "funcs")
+	src := filepath.Join(dir, name)
+	text, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _, _ := strings.Cut(string(text), "\n")
+	cmdline, ok := strings.CutPrefix(line, "// build: ")
+	if !ok {
+		t.Fatalf("%s: first line has no build command", name)
+	}
+	out := filepath.Join(t.TempDir(), strings.TrimSuffix(name, ".c")+"."+cc)
+	args := strings.Fields(os.Expand(cmdline, func(v string) string {
+		return map[string]string{"CC": cc, "OUT": out, "SRC": src, "DIR": dir}[v]
+	}))
+	if b, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, b)
+	}
+	return out
+}
+
+// paholeFuncs runs the installed pahole -J on path and returns its FUNCs.
+func paholeFuncs(t *testing.T, path string, flags ...string) map[string]funcSig {
+	t.Helper()
+	pahole, err := exec.LookPath("pahole")
+	if err != nil {
+		t.Skip("pahole not installed")
+	}
+	out := filepath.Join(t.TempDir(), "pahole.btf")
+	args := append([]string{"-J", "--btf_encode_detached=" + out}, flags...)
+	if b, err := exec.Command(pahole, append(args, path)...).CombinedOutput(); err != nil {
+		t.Fatalf("pahole: %v\n%s", err, b)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := btf.Parse(data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return funcSigs(s)
+}
+
+// TestFuncsPlainMatchPahole compares the FUNCs of functions with an intact
+// calling convention, where the installed pahole (1.24) and 1.31 agree:
+// names, parameter names and types, varargs, and btf_decl_tag annotations
+// on functions and parameters (clang).
+func TestFuncsPlainMatchPahole(t *testing.T) {
+	for _, cc := range []string{"gcc", "clang"} {
+		t.Run(cc, func(t *testing.T) {
+			bin := buildFixture(t, cc, "plain.c")
+			fs := NewFeatureSet()
+			got := funcSigs(convertWithFuncs(t, bin, &Options{Features: fs.Features, Jobs: 1}))
+			want := paholeFuncs(t, bin)
+			if len(want) < 10 {
+				t.Fatalf("pahole made only %d FUNCs", len(want))
+			}
+			compareFuncSigs(t, got, want)
+		})
+	}
+}
+
+// TestFuncsRules checks the pahole 1.31 rules that 1.24 does not have, on a
+// two-unit fixture, under the kernel build's features and the defaults.
+// The expected sets follow btf_encoder.c (see rules_a.c for the cases).
+func TestFuncsRules(t *testing.T) {
+	const kbuild = "encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs,attributes"
+	for _, cc := range []string{"gcc", "clang"} {
+		for _, tc := range []struct {
+			name     string
+			features string
+			want     map[string]string // FUNC name -> its DECL_TAGs
+		}{
+			{"kbuild", kbuild, map[string]string{
+				"main": "", "use_b": "", "takes_plain": "",
+				"kf_one": "bpf_kfunc@-1", "kf_two": "bpf_fastcall@-1 bpf_kfunc@-1", "kf_none": "",
+			}},
+			{"default", "", map[string]string{
+				"main": "", "use_b": "", "takes_plain": "", "incons": "",
+				"kf_one": "", "kf_two": "", "kf_none": "",
+			}},
+		} {
+			t.Run(cc+"/"+tc.name, func(t *testing.T) {
+				bin := buildFixture(t, cc, "rules_a.c")
+				fs := NewFeatureSet()
+				if tc.features != "" {
+					if err := fs.ApplyList(tc.features, true); err != nil {
+						t.Fatal(err)
+					}
+				}
+				sigs := funcSigs(convertWithFuncs(t, bin, &Options{Features: fs.Features, Jobs: 1}))
+				got := make(map[string]string)
+				for name, sig := range sigs {
+					got[name] = strings.Join(sig.tags, " ")
+				}
+				if !equalStringMaps(got, tc.want) {
+					t.Errorf("FUNCs and tags:\n got %v\nwant %v", sortedPairs(got), sortedPairs(tc.want))
+				}
+				if sig, ok := sigs["incons"]; ok && len(sig.params) != 2 {
+					t.Errorf("incons encoded with %v, want the two parameters of its out-of-line definition", sig.params)
+				}
+			})
+		}
+	}
+}
+
+func equalStringMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedPairs(m map[string]string) []string {
+	var out []string
+	for k, v := range m {
+		out = append(out, k+"["+v+"]")
+	}
+	sort.Strings(out)
+	return out
+}
