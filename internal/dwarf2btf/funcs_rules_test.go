@@ -1,0 +1,222 @@
+package dwarf2btf
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"reflect"
+	"testing"
+
+	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+)
+
+func funcSym(name string, addr uint64) elfSymbol {
+	return elfSymbol{name: name, value: addr, info: elf.ST_INFO(elf.STB_GLOBAL, elf.STT_FUNC)}
+}
+
+// TestElfFuncsTable checks pahole's symbol-name normalization and merging
+// (elf_functions__collect): suffixes cut at the first '.', .cold/.part
+// pieces ignored, non-function symbols ignored, names sorted, and a name's
+// symbols at different addresses ambiguous, except for the last name, which
+// pahole never checks.
+func TestElfFuncsTable(t *testing.T) {
+	src := &elfFuncsSource{order: binary.LittleEndian, symbols: []elfSymbol{
+		funcSym("zeta", 0x10),
+		funcSym("alpha.isra.0", 0x20),
+		funcSym("alpha", 0x20),
+		funcSym("beta.cold", 0x30),
+		funcSym("beta.part.1", 0x31),
+		funcSym("beta", 0x32),
+		funcSym("gamma", 0x40),
+		funcSym("gamma", 0x44),
+		{name: "obj", value: 0x50, info: elf.ST_INFO(elf.STB_GLOBAL, elf.STT_OBJECT)},
+		funcSym("omega.constprop.0", 0),
+		funcSym("omega", 0x60),
+		funcSym("zeta.llvm.123", 0x70),
+	}}
+	tab, err := newElfFuncs(src, &Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type fn struct {
+		Name      string
+		Syms      []string
+		Ambiguous bool
+	}
+	var got []fn
+	for i := range tab.funcs {
+		f := &tab.funcs[i]
+		var syms []string
+		for _, s := range tab.symsOf(f) {
+			syms = append(syms, s.name)
+		}
+		got = append(got, fn{f.name, syms, f.ambiguous})
+	}
+	want := []fn{
+		{"alpha", []string{"alpha.isra.0", "alpha"}, false},
+		{"beta", []string{"beta"}, false},
+		{"gamma", []string{"gamma", "gamma"}, true},
+		{"omega", []string{"omega.constprop.0", "omega"}, false}, // address 0 does not count
+		{"zeta", []string{"zeta", "zeta.llvm.123"}, false},       // last name: never checked
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("table:\n got %+v\nwant %+v", got, want)
+	}
+	for _, tc := range []struct {
+		name string
+		want int32
+	}{{"alpha", 0}, {"gamma", 2}, {"zeta", 4}, {"beta.cold", -1}, {"obj", -1}, {"", -1}} {
+		if g := tab.find(tc.name); g != tc.want {
+			t.Errorf("find(%q) = %d, want %d", tc.name, g, tc.want)
+		}
+	}
+}
+
+func TestSymbolSuffixes(t *testing.T) {
+	for _, tc := range []struct {
+		sym             string
+		nonFn, optimzed bool
+	}{
+		{"foo", false, false},
+		{"foo.cold", true, false},
+		{"foo.part.0", true, false},
+		{"foo.isra.0.cold", true, true},
+		{"foo.constprop.3", false, true},
+		{"foo.isra.1", false, true},
+		{"foo.llvm.1234", false, false},
+		{"cold", false, false},
+		{"foo_part", false, false},
+	} {
+		if g := hasNonFuncSuffix(tc.sym); g != tc.nonFn {
+			t.Errorf("hasNonFuncSuffix(%q) = %v", tc.sym, g)
+		}
+		if g := hasOptimizedSuffix(tc.sym); g != tc.optimzed {
+			t.Errorf("hasOptimizedSuffix(%q) = %v", tc.sym, g)
+		}
+	}
+}
+
+// TestKfuncName follows pahole's get_func_name on BTF_ID symbol names.
+func TestKfuncName(t *testing.T) {
+	for sym, want := range map[string]string{
+		"__BTF_ID__func__vfs_close__1":         "vfs_close",
+		"__BTF_ID__func__bpf_obj_new_impl__42": "bpf_obj_new_impl",
+		"__BTF_ID__func__a__b__7":              "a__b",
+		"__BTF_ID__func__foo_1":                "",
+		"__BTF_ID__func___":                    "",
+		"__BTF_ID__func__foo__":                "foo",
+		"__BTF_ID__struct__task_struct__3":     "",
+		"vfs_close":                            "",
+	} {
+		if g := kfuncName(sym); g != want {
+			t.Errorf("kfuncName(%q) = %q, want %q", sym, g, want)
+		}
+	}
+}
+
+// TestParamLocations decodes location expressions as pahole's
+// parameter__decode_location does.
+func TestParamLocations(t *testing.T) {
+	const (
+		rdi = opReg0 + 5
+		rsi = opReg0 + 4
+	)
+	r := &locReader{order: binary.LittleEndian, addrSize: 8, offSize: 4, version: 5}
+	for _, tc := range []struct {
+		name     string
+		entries  [][]byte // location list entries
+		typeSize int
+		want     paramLoc
+	}{
+		{"register", [][]byte{{rdi}}, 8, paramLoc{reg: rdi}},
+		{"register later entry ignored", [][]byte{{0x91, 0x10}, {rdi}}, 8, paramLoc{reg: regUnknown, stack: true}},
+		{"breg needs stack_value", [][]byte{{opBreg0 + 5, 0}}, 8, paramLoc{reg: regUnknown}},
+		{"breg computed value", [][]byte{{opBreg0 + 5, 0, opStackValue}}, 8, paramLoc{reg: rdi}},
+		{"breg with ops and stack_value", [][]byte{{opBreg0 + 4, 1, 0x1a, opStackValue}}, 8, paramLoc{reg: rsi}},
+		{"constant", [][]byte{{opLit0 + 3, opStackValue}}, 4, paramLoc{reg: regUnknown, constVal: true}},
+		{"constu then more", [][]byte{{opConstu, 0x80, 0x01, opLit0, 0x22, opStackValue}}, 4, paramLoc{reg: regUnknown, constVal: true}},
+		{"entry value in a later entry", [][]byte{{0x91, 8}, {opEntryValue, 1, rsi, opStackValue}}, 8, paramLoc{reg: rsi, stack: true}},
+		{"GNU entry value", [][]byte{{opGNUEntryValue, 1, rdi, opStackValue}}, 8, paramLoc{reg: rdi}},
+		{"empty first entry counts", [][]byte{{}, {rdi}}, 8, paramLoc{reg: regUnknown}},
+		{"small piece", [][]byte{{rdi, opPiece, 4}}, 4, paramLoc{reg: rdi}},
+		{"two-register aggregate", [][]byte{{rdi, opPiece, 8, rsi, opPiece, 8}}, 16, paramLoc{reg: rdi, first: 1, second: 1}},
+		{"second half only", [][]byte{{opPiece, 8, rsi, opPiece, 4}}, 16, paramLoc{reg: rsi, second: 1}},
+		{"unknown op ends the list", [][]byte{{0xee}, {rdi}}, 8, paramLoc{reg: regUnknown}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := paramLoc{reg: regUnknown}
+			for n, e := range tc.entries {
+				ops, ok := r.parse(e, nil)
+				if !ok {
+					break
+				}
+				r.apply(&got, n, ops, tc.typeSize, true)
+			}
+			if got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestLoclists walks DWARF 5 location lists of every entry kind.
+func TestLoclists(t *testing.T) {
+	list := []byte{
+		0x09, 1, 2, // GNU view pair
+		0x01, 3, // base_addressx
+		0x04, 0x10, 0x20, 1, 0x55, // offset_pair: reg5
+		0x03, 4, 8, 2, 0x91, 0x10, // startx_length: fbreg
+		0x07, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0x30, // start_end: lit0
+		0x08, 1, 0, 0, 0, 0, 0, 0, 0, 5, 0, // start_length: empty
+		0x06, 0, 0, 0, 0, 0, 0, 0, 0, // base_address
+		0x05, 1, 0x54, // default_location: reg4
+		0x00,
+		0x04, 0, 1, 1, 0x53, // after the end
+	}
+	r := &locReader{order: binary.LittleEndian, addrSize: 8, offSize: 4, version: 5}
+	r.secs = &die.Sections{LocLists: list}
+	var got [][]byte
+	r.walkLoclists(0, func(e []byte) bool { got = append(got, e); return true })
+	want := [][]byte{{0x55}, {0x91, 0x10}, {0x30}, {}, {0x54}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("entries %v, want %v", got, want)
+	}
+}
+
+// TestTypesMatch checks pahole's loose prototype comparison.
+func TestTypesMatch(t *testing.T) {
+	s := btf.NewSpec(nil)
+	i32 := s.AddInt("int", 4, btf.IntSigned, 32)
+	i32b := s.AddInt("int", 4, btf.IntSigned, 32)
+	u32 := s.AddInt("unsigned int", 4, 0, 32)
+	long := s.AddInt("long", 8, btf.IntSigned, 64)
+	cInt := s.AddRef(btf.KindConst, "", i32b)
+	st := s.AddStruct(false, "s", 4, []btf.MemberSpec{{Name: "a", Type: i32}})
+	fwd := s.AddFwd("s", false)
+	ufwd := s.AddFwd("s", true)
+	pst := s.AddRef(btf.KindPtr, "", st)
+	pfwd := s.AddRef(btf.KindPtr, "", fwd)
+	pcInt := s.AddRef(btf.KindPtr, "", cInt)
+	pInt := s.AddRef(btf.KindPtr, "", i32)
+	td1 := s.AddRef(btf.KindTypedef, "t", i32)
+	td2 := s.AddRef(btf.KindTypedef, "t", long)
+	a4 := s.AddArray(i32, i32, 4)
+	a5 := s.AddArray(i32, i32, 5)
+	a4b := s.AddArray(i32b, i32, 4)
+	fp1 := s.AddFuncProto(i32, []btf.ParamSpec{{Name: "x", Type: pInt}})
+	fp2 := s.AddFuncProto(i32b, []btf.ParamSpec{{Name: "y", Type: pcInt}})
+	fp3 := s.AddFuncProto(i32, []btf.ParamSpec{{Name: "x", Type: long}})
+	for _, tc := range []struct {
+		a, b btf.TypeID
+		want bool
+	}{
+		{0, 0, true}, {i32, 0, false}, {i32, i32b, true}, {i32, u32, false}, {i32, long, false},
+		{cInt, i32, true}, {i32, cInt, true}, {pcInt, pInt, true},
+		{pst, pfwd, true}, {st, ufwd, false}, {td1, td2, true}, {td1, i32, false},
+		{a4, a4b, true}, {a4, a5, false}, {fp1, fp2, true}, {fp1, fp3, false},
+	} {
+		if g := typesMatch(s, tc.a, tc.b); g != tc.want {
+			t.Errorf("typesMatch(%d, %d) = %v, want %v", tc.a, tc.b, g, tc.want)
+		}
+	}
+}
