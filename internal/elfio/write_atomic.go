@@ -119,17 +119,14 @@ func replaceFile(path string, fi os.FileInfo, fill func(*os.File) error) (err er
 	if err != nil {
 		return err
 	}
-	dir, base := filepath.Split(target)
-	if dir == "" {
-		dir = "."
-	}
+	dir, base := filepath.Dir(target), filepath.Base(target)
 	removeStaleTemps(dir, base)
 
 	var tmp *tempFile
 	if useTmpfile {
 		tmp, err = createUnnamedTemp(dir)
 	}
-	if tmp == nil {
+	if tmp == nil && err == nil {
 		tmp, err = createNamedTemp(dir, base)
 	}
 	if err != nil {

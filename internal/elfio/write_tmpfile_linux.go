@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
 	"unsafe"
 )
@@ -27,7 +28,7 @@ func createUnnamedTemp(dir string) (*tempFile, error) {
 		}
 		return nil, err
 	}
-	return &tempFile{f: os.NewFile(uintptr(fd), dir+"/(unnamed temporary file)"), dir: dir}, nil
+	return &tempFile{f: os.NewFile(uintptr(fd), filepath.Join(dir, "(unnamed temporary file)")), dir: dir}, nil
 }
 
 // linkUnnamed gives the unnamed temporary file f the path name.
