@@ -2,7 +2,6 @@ package dwarf2btf
 
 import (
 	"debug/elf"
-	"encoding/binary"
 
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
@@ -141,13 +140,4 @@ func abiFor(m elf.Machine) abiRegs {
 		a.n = 8
 	}
 	return a
-}
-
-// byteOrderOf returns the byte order of a die.Sections (little-endian when
-// unset).
-func byteOrderOf(s *die.Sections) binary.ByteOrder {
-	if s.Order == nil {
-		return binary.LittleEndian
-	}
-	return s.Order
 }

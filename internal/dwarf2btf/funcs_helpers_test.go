@@ -4,8 +4,11 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+	"path/filepath"
+	"runtime"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
@@ -46,6 +49,10 @@ func convertWithFuncs(t testing.TB, path string, opts *Options) *btf.Spec {
 	c := newCUTypes(opts, le, addrSize)
 	c.debugAddr = secs.Addr
 	scratch := &funcScratch{}
+	var collect time.Duration
+	var ms runtime.MemStats
+	var mallocs uint64
+	nCands := 0
 	for i := range units {
 		c.reset()
 		lang, clang, err := c.walk(newFastStream(d, &units[i]))
@@ -57,17 +64,28 @@ func convertWithFuncs(t testing.TB, path string, opts *Options) *btf.Spec {
 		}
 		c.enumSignedness()
 		c.emit()
+		t0 := time.Now()
+		runtime.ReadMemStats(&ms)
+		m0 := ms.Mallocs
 		cands, err := collectFuncs(&funcUnit{unit: &units[i], data: d, spec: c.spec, typeID: c.resolve,
 			producerClang: clang, machine: m.elf.Machine, elf: table, opts: opts, scratch: scratch})
 		if err != nil {
 			t.Fatalf("unit %d: %v", i, err)
 		}
+		collect += time.Since(t0)
+		runtime.ReadMemStats(&ms)
+		mallocs += ms.Mallocs - m0
+		nCands += len(cands)
 		perCU[i] = cands
 		shift[i] = out.AppendSpec(c.spec)
 	}
+	t0 := time.Now()
+	before := out.NumTypes()
 	if err := encodeFuncs(out, perCU, shift, table, opts); err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("%s: %d units, %d ELF functions; collect %v (%d candidates, %d allocations), encode %v (%d types)", filepath.Base(path),
+		len(units), len(table.funcs), collect, nCands, mallocs, time.Since(t0), out.NumTypes()-before)
 	return out
 }
 
