@@ -1,0 +1,118 @@
+package elfio
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gobtf/gobtf/internal/testutil"
+)
+
+// bpftoolDump runs `bpftool btf dump file path [base btf]` and returns the
+// number of types it printed.
+func bpftoolDump(t *testing.T, path, base string) int {
+	t.Helper()
+	bpftool, err := exec.LookPath("bpftool")
+	if err != nil {
+		t.Skip("skipping: bpftool not installed")
+	}
+	var args []string
+	if base != "" {
+		args = []string{"-B", base}
+	}
+	args = append(args, "btf", "dump", "file", path)
+	out, err := exec.Command(bpftool, args...).Output()
+	if err != nil {
+		t.Fatalf("bpftool %v: %v", args, err)
+	}
+	return bytes.Count(out, []byte("\n[")) + map[bool]int{true: 1, false: 0}[bytes.HasPrefix(out, []byte("["))]
+}
+
+// TestWriteSectionsModule writes pahole's split BTF of xfs.ko into a copy
+// of the real module (replacing its .BTF) and checks the result with the
+// usual oracles and with bpftool on top of the kernel's BTF.
+func TestWriteSectionsModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping in short mode: checks a 40 MB module with readelf, eu-elflint and llvm-objcopy")
+	}
+	ko := testutil.Corpus(t, "modules/xfs.ko")
+	base := testutil.Reference(t, "vmlinux-6.1.0-56-cloud-amd64.kbuild.btf")
+	ref, err := os.ReadFile(testutil.Reference(t, "modules/xfs.btf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := writeAndCheck(t, ko, []NewSection{{Name: ".BTF", Data: ref}})
+	want := bpftoolDump(t, testutil.Reference(t, "modules/xfs.btf"), base)
+	if got := bpftoolDump(t, out, base); got != want || got == 0 {
+		t.Errorf("bpftool dumps %d types from the written module, %d from the raw file", got, want)
+	}
+}
+
+// TestWriteSectionsVmlinux round-trips the real 277 MB kernel: its
+// allocated .BTF rewritten in place with its own bytes, a non-allocated
+// .BTF.base added, and (in a copy without .BTF) pahole's kbuild BTF added
+// as .BTF for bpftool to read. It logs the time of each write.
+func TestWriteSectionsVmlinux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping in short mode: copies the 277 MB vmlinux")
+	}
+	vmlinux := testutil.Corpus(t, testutil.VmlinuxName)
+	kbuildPath := testutil.Reference(t, "vmlinux-6.1.0-56-cloud-amd64.kbuild.btf")
+	kbuild, err := os.ReadFile(kbuildPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	timed := func(path string, secs []NewSection) {
+		t.Helper()
+		start := time.Now()
+		if err := WriteSections(path, secs); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("WriteSections(%s, %d sections, %d bytes): %v", filepath.Base(path), len(secs), len(secs[0].Data), time.Since(start))
+	}
+
+	// The allocated .BTF cannot move: data of another size is refused...
+	work := filepath.Join(dir, "vmlinux")
+	copyFile(t, vmlinux, work)
+	err = WriteSections(work, []NewSection{{Name: ".BTF", Data: kbuild}})
+	if err == nil || !strings.Contains(err.Error(), "allocated") {
+		t.Fatalf("replacing the allocated .BTF with other-sized data: error %v", err)
+	}
+	// ... and data of its size is written in place.
+	own := dumpSection(t, vmlinux, ".BTF")
+	checkWrittenTimed := func(in string, secs []NewSection) string {
+		out := filepath.Join(dir, "out")
+		copyFile(t, in, out)
+		timed(out, secs)
+		checkWritten(t, in, out, secs)
+		for _, s := range secs {
+			if got := dumpSection(t, out, s.Name); !bytes.Equal(got, s.Data) {
+				t.Errorf("objcopy --dump-section %s differs from the data written", s.Name)
+			}
+		}
+		checkTools(t, out, []string{in}, "-h", "-S", "-l", "-W")
+		return out
+	}
+	out := checkWrittenTimed(vmlinux, []NewSection{{Name: ".BTF", Data: own}, {Name: ".BTF.base", Data: kbuild}})
+	if n, want := bpftoolDump(t, out, ""), bpftoolDump(t, vmlinux, ""); n != want {
+		t.Errorf("bpftool dumps %d types from the written vmlinux's .BTF, %d from the original", n, want)
+	}
+	os.Remove(out)
+
+	// Without .BTF (removed by objcopy), kbuild's BTF is added like pahole -J
+	// would, and bpftool reads it: the reference's 94,547 types.
+	noBTF := filepath.Join(dir, "vmlinux-nobtf")
+	if msg, err := exec.Command("objcopy", "--remove-section", ".BTF", vmlinux, noBTF).CombinedOutput(); err != nil {
+		t.Skipf("skipping: objcopy --remove-section .BTF: %v %s", err, msg)
+	}
+	os.Remove(work)
+	out = checkWrittenTimed(noBTF, []NewSection{{Name: ".BTF", Data: kbuild}})
+	if n, want := bpftoolDump(t, out, ""), bpftoolDump(t, kbuildPath, ""); n != want || n != 94547 {
+		t.Errorf("bpftool dumps %d types from the written vmlinux, %d from the raw file, want 94,547", n, want)
+	}
+}
