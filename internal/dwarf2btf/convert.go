@@ -36,8 +36,19 @@ func newTarget(f *elf.File, opts *Options, debugAddr []byte, infoSize int) *targ
 type unitDone struct {
 	c       *cuTypes
 	vars    []secEntry
+	funcs   []funcCandidate
 	skipped bool
 	err     error
+}
+
+// funcSource is what function encoding needs beyond the unit's types: the
+// decoded DWARF (candidates are collected with gobtf's decoder) and the ELF
+// function table. Without one, no functions are encoded.
+type funcSource struct {
+	data    *die.Data
+	units   []die.Unit
+	table   *elfFuncs
+	machine elf.Machine
 }
 
 // convertUnits converts n units, opening unit i's DIE stream with open, on
@@ -52,7 +63,7 @@ type unitDone struct {
 // Converters are taken from the pool in unit order, by the dispatching loop:
 // the lowest unit not yet joined therefore always holds a converter and can
 // finish, which is what keeps a full pool from deadlocking the joiner.
-func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, opts *Options) (*btf.Spec, error) {
+func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *funcSource, opts *Options) (*btf.Spec, error) {
 	jobs := max(opts.Jobs, 1)
 	pool := make(chan *cuTypes, jobs+2)
 	for range cap(pool) {
@@ -70,6 +81,8 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, opts
 	// kernel; reserved capacity that is never used costs no memory.
 	out.Reserve(tgt.infoSize/32+16, tgt.infoSize/4+64)
 	var entries []secEntry
+	perUnit := make([][]funcCandidate, n)
+	shifts := make([]btf.TypeID, n)
 	joined := make(chan error, 1)
 	go func() {
 		var first error
@@ -84,6 +97,7 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, opts
 					e.typ += shift
 					entries = append(entries, e)
 				}
+				perUnit[i], shifts[i] = r.funcs, shift
 			}
 			pool <- r.c
 		}
@@ -95,7 +109,7 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, opts
 	for i := 0; i < n; i++ {
 		c := <-pool
 		g.Go(func() error {
-			done[i] <- convertUnit(c, open, i, tgt, opts)
+			done[i] <- convertUnit(c, open, i, tgt, fs, opts)
 			return nil
 		})
 	}
@@ -103,28 +117,44 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, opts
 	if err := <-joined; err != nil {
 		return nil, err
 	}
+	if fs != nil {
+		if err := encodeFuncs(out, perUnit, shifts, fs.table, opts); err != nil {
+			return nil, err
+		}
+	}
 	appendDatasecs(out, tgt.elf, entries)
 	return out, nil
 }
 
-// convertUnit converts unit i with c.
-func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *target, opts *Options) unitDone {
+// convertUnit converts unit i with c: its types, its variables and, given a
+// funcSource, its function candidates. Like pahole, it skips units in
+// excluded languages, and partial and skeleton units (dwz or split DWARF
+// leftovers that pahole does not read either).
+func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *target, fs *funcSource, opts *Options) unitDone {
 	src, where := open(i)
 	c.reset()
-	lang, _, err := c.walk(src)
+	lang, clang, err := c.walk(src)
 	if err != nil {
 		return unitDone{c: c, err: fmt.Errorf("%s: %w", where, err)}
 	}
-	if opts.Languages.Skips(uint16(lang)) {
+	if opts.Languages.Skips(uint16(lang)) || c.unitTag == tagPartialUnit || c.unitTag == die.TagSkeletonUnit {
 		return unitDone{c: c, skipped: true}
 	}
 	c.enumSignedness()
 	c.emit()
+	var funcs []funcCandidate
+	if fs != nil && c.unitTag == die.TagCompileUnit {
+		funcs, err = collectFuncs(&funcUnit{unit: &fs.units[i], data: fs.data, spec: c.spec, typeID: c.resolve,
+			producerClang: clang, machine: fs.machine, elf: fs.table, opts: opts, scratch: &c.fscratch})
+		if err != nil {
+			return unitDone{c: c, err: fmt.Errorf("%s: %w", where, err)}
+		}
+	}
 	vars, err := c.emitVars(tgt.elf)
 	if err != nil {
 		return unitDone{c: c, err: fmt.Errorf("%s: %w", where, err)}
 	}
-	return unitDone{c: c, vars: vars}
+	return unitDone{c: c, vars: vars, funcs: funcs}
 }
 
 // ConvertTypesStd converts the types and variables of every compilation unit
@@ -158,7 +188,7 @@ func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
 	open := func(i int) (dieStream, string) {
 		return newStdStream(d, units[i]), fmt.Sprintf("unit at .debug_info offset %#x", units[i])
 	}
-	return convertUnits(len(units), open, newTarget(f, opts, debugAddr, 0), opts)
+	return convertUnits(len(units), open, newTarget(f, opts, debugAddr, 0), nil, opts)
 }
 
 // ConvertTypes converts like ConvertTypesStd with gobtf's own DIE decoder
@@ -173,7 +203,12 @@ func ConvertTypes(f *elf.File, secs *die.Sections, opts *Options) (*btf.Spec, er
 	open := func(i int) (dieStream, string) {
 		return newFastStream(d, &units[i]), fmt.Sprintf("unit at .debug_info offset %#x", units[i].Offset)
 	}
-	return convertUnits(len(units), open, newTarget(f, opts, secs.Addr, len(secs.Info)), opts)
+	table, err := newElfFuncsStd(f, opts)
+	if err != nil {
+		return nil, err
+	}
+	fs := &funcSource{data: d, units: units, table: table, machine: f.Machine}
+	return convertUnits(len(units), open, newTarget(f, opts, secs.Addr, len(secs.Info)), fs, opts)
 }
 
 // SectionsStd reads the DWARF sections of f with debug/elf (decompressing

@@ -100,6 +100,10 @@ type cuTypes struct {
 	paramStack  []paramRec
 	tagStack    []int // record indexes of a pointer's TYPE_TAG children
 
+	unitTag  uint32      // the unit DIE's tag
+	clang    bool        // the unit's producer is clang
+	fscratch funcScratch // function collection's buffers, reused across units
+
 	hasArray bool
 	intRec   int // index of the first base type named "int", or -1
 	ids      []btf.TypeID

@@ -58,6 +58,7 @@ func (c *cuTypes) walk(src dieStream) (lang uint64, clang bool, err error) {
 			stack = stack[:len(stack)-1]
 		}
 		if depth == 0 {
+			c.unitTag = d.tag
 			lang, clang = d.language, strings.Contains(d.producer, "clang")
 			if d.hasAddrBase && c.debugAddr != nil {
 				c.setAddrBase(d.addrBase)
