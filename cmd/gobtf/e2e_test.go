@@ -101,6 +101,31 @@ func TestEncodeModules(t *testing.T) {
 			if os.Geteuid() == 0 {
 				tool(t, "btfload", out, "--base", base)
 			}
+
+			// ELF mode, as Makefile.modfinal runs it: .BTF goes into the
+			// module itself and holds exactly the detached bytes.
+			objcopy, err := exec.LookPath("objcopy")
+			if err != nil {
+				t.Skip("skipping the ELF-mode check: no objcopy")
+			}
+			inPlace := filepath.Join(t.TempDir(), m+".ko")
+			data, err := os.ReadFile(ko)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(inPlace, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			mustGobtf(t, append([]string{"-J", "-j2", "--btf_base", base, inPlace}, kbuildFlags...)...)
+			sec := inPlace + ".BTF"
+			if b, err := exec.Command(objcopy, "--dump-section", ".BTF="+sec, inPlace).CombinedOutput(); err != nil {
+				t.Fatalf("objcopy: %v\n%s", err, b)
+			}
+			got, _ := os.ReadFile(sec)
+			want, _ := os.ReadFile(out)
+			if !bytes.Equal(got, want) {
+				t.Errorf(".BTF in the module (%d bytes) differs from the detached output (%d bytes)", len(got), len(want))
+			}
 		})
 	}
 }

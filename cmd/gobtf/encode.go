@@ -161,9 +161,6 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 		return err
 	}
 	path := args[0]
-	if o.detached == "" {
-		return fmt.Errorf("%s: writing .BTF into the ELF file is not supported yet; use --btf_encode_detached=FILE", path)
-	}
 	var base *btf.Spec
 	if o.base != "" {
 		data, err := elfio.ReadBTF(o.base)
@@ -194,7 +191,14 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 	out := spec.Marshal(order)
 	encoded := time.Since(t)
 	t = time.Now()
-	if err := writeFileAtomic(o.detached, out); err != nil {
+	if o.detached != "" {
+		err = writeFileAtomic(o.detached, out)
+	} else {
+		// Like pahole (through llvm-objcopy --add-section), add .BTF to
+		// the input file, or replace it; LLVM_OBJCOPY is not needed.
+		err = elfio.WriteSections(path, []elfio.NewSection{{Name: ".BTF", Data: out}})
+	}
+	if err != nil {
 		return err
 	}
 	if o.stats {
