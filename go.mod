@@ -2,7 +2,10 @@ module github.com/gobtf/gobtf
 
 go 1.26.0
 
-require github.com/spf13/cobra v1.10.2
+require (
+	github.com/klauspost/compress v1.20.3
+	github.com/spf13/cobra v1.10.2
+)
 
 require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect

@@ -1,0 +1,184 @@
+package elfio
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+)
+
+// File is an ELF file opened for reading. Its bytes are a read-only memory
+// mapping of the file (or, for small and non-regular files, a copy read into
+// memory); the section data and symbol names it hands out may point into
+// them, so they must not be used after Close.
+//
+// A File's methods may be called from several goroutines at once, except
+// Close.
+type File struct {
+	name   string
+	data   []byte
+	mapped bool
+
+	// Class is ELFCLASS32 or ELFCLASS64.
+	Class elf.Class
+	// Data is the byte order named by the header (ELFDATA2LSB or ELFDATA2MSB).
+	Data elf.Data
+	// ByteOrder decodes the file's multi-byte fields.
+	ByteOrder binary.ByteOrder
+	// OSABI is the header's e_ident[EI_OSABI].
+	OSABI elf.OSABI
+	// Type is the object type: ET_REL for kernel modules, ET_EXEC for vmlinux.
+	Type elf.Type
+	// Machine is the target architecture.
+	Machine elf.Machine
+	// Entry is the entry point address.
+	Entry uint64
+	// Flags is the header's processor-specific e_flags.
+	Flags uint32
+
+	sections []Section
+	byName   map[string]int
+}
+
+// mmapThreshold is the size below which Open reads a file instead of mapping
+// it: for small files a read is cheaper than setting up a mapping.
+const mmapThreshold = 64 << 10
+
+// Open opens the ELF file at path and parses its header and section table.
+// Regular files of at least 64 KiB are memory-mapped read-only; others are
+// read into memory.
+func Open(path string) (*File, error) {
+	data, mapped, err := load(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := NewFile(path, data)
+	if err != nil {
+		if mapped {
+			syscall.Munmap(data)
+		}
+		return nil, err
+	}
+	f.mapped = mapped
+	return f, nil
+}
+
+// load returns the contents of the file at path, mapped when worthwhile.
+func load(path string) (data []byte, mapped bool, err error) {
+	fd, err := os.Open(path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer fd.Close()
+	fi, err := fd.Stat()
+	if err != nil {
+		return nil, false, err
+	}
+	size := fi.Size()
+	if fi.Mode().IsRegular() && size >= mmapThreshold && size == int64(int(size)) {
+		data, err := syscall.Mmap(int(fd.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+		if err == nil {
+			return data, true, nil
+		}
+		// Some file systems cannot map files; read them instead.
+	}
+	data, err = io.ReadAll(fd)
+	if err != nil {
+		return nil, false, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return data, false, nil
+}
+
+// Close releases the file's memory. Section data and symbol names obtained
+// from the File must not be used afterwards.
+func (f *File) Close() error {
+	data := f.data
+	f.data = nil
+	f.sections = nil
+	f.byName = nil
+	if f.mapped {
+		f.mapped = false
+		return syscall.Munmap(data)
+	}
+	return nil
+}
+
+// Name returns the path given to Open (or the name given to NewFile).
+func (f *File) Name() string { return f.name }
+
+// Bytes returns the whole file's contents, read-only.
+func (f *File) Bytes() []byte { return f.data[:len(f.data):len(f.data)] }
+
+// ELF header layout: the identification bytes, then fields whose offsets
+// depend on the class.
+const (
+	identSize = 16
+	ehdr32    = 52
+	ehdr64    = 64
+	shdr32    = 40
+	shdr64    = 64
+)
+
+// ErrNotELF is wrapped by the error of NewFile and Open for input that does
+// not start with the ELF magic.
+var ErrNotELF = errors.New("not an ELF file")
+
+// NewFile parses the ELF file held in data; name is used in error messages.
+// The File refers to data without copying it, and data must not change
+// while the File is used. Close on such a File releases nothing.
+func NewFile(name string, data []byte) (*File, error) {
+	f := &File{name: name, data: data}
+	if len(data) < identSize || !IsELF(data) {
+		return nil, &FormatError{File: name, Offset: -1, Err: ErrNotELF}
+	}
+	f.Class = elf.Class(data[elf.EI_CLASS])
+	f.Data = elf.Data(data[elf.EI_DATA])
+	f.OSABI = elf.OSABI(data[elf.EI_OSABI])
+	switch f.Data {
+	case elf.ELFDATA2LSB:
+		f.ByteOrder = binary.LittleEndian
+	case elf.ELFDATA2MSB:
+		f.ByteOrder = binary.BigEndian
+	default:
+		return nil, f.errorf(elf.EI_DATA, "unknown data encoding %d", data[elf.EI_DATA])
+	}
+	if v := elf.Version(data[elf.EI_VERSION]); v != elf.EV_CURRENT {
+		return nil, f.errorf(elf.EI_VERSION, "unknown ELF version %d", v)
+	}
+	bo := f.ByteOrder
+	var shoff uint64
+	var shentsize, shnum, shstrndx uint16
+	switch f.Class {
+	case elf.ELFCLASS32:
+		if len(data) < ehdr32 {
+			return nil, f.errorf(0, "truncated ELF header: %d bytes, need %d", len(data), ehdr32)
+		}
+		f.Entry = uint64(bo.Uint32(data[24:]))
+		shoff = uint64(bo.Uint32(data[32:]))
+		f.Flags = bo.Uint32(data[36:])
+		shentsize = bo.Uint16(data[46:])
+		shnum = bo.Uint16(data[48:])
+		shstrndx = bo.Uint16(data[50:])
+	case elf.ELFCLASS64:
+		if len(data) < ehdr64 {
+			return nil, f.errorf(0, "truncated ELF header: %d bytes, need %d", len(data), ehdr64)
+		}
+		f.Entry = bo.Uint64(data[24:])
+		shoff = bo.Uint64(data[40:])
+		f.Flags = bo.Uint32(data[48:])
+		shentsize = bo.Uint16(data[58:])
+		shnum = bo.Uint16(data[60:])
+		shstrndx = bo.Uint16(data[62:])
+	default:
+		return nil, f.errorf(elf.EI_CLASS, "unknown ELF class %d", data[elf.EI_CLASS])
+	}
+	f.Type = elf.Type(bo.Uint16(data[16:]))
+	f.Machine = elf.Machine(bo.Uint16(data[18:]))
+	if err := f.readSections(shoff, int(shentsize), int(shnum), int(shstrndx)); err != nil {
+		return nil, err
+	}
+	return f, nil
+}

@@ -1,0 +1,305 @@
+package elfio
+
+import (
+	"debug/elf"
+	"fmt"
+)
+
+// relocOp is what a relocation does to the bytes of its field, given the
+// value v = S + A (symbol value plus addend).
+type relocOp uint8
+
+const (
+	opNone    relocOp = iota // nothing (R_*_NONE, linker-relaxation markers)
+	opSet                    // field = v
+	opAdd                    // field += v
+	opSub                    // field -= v
+	opSet6                   // low 6 bits of the byte = v
+	opSub6                   // low 6 bits of the byte -= v
+	opSetULEB                // the ULEB128 already in place, same length, = v
+	opSubULEB                // the ULEB128 already in place -= v
+)
+
+// relocRule is how one relocation type of one machine is applied: its
+// operation and the width in bytes of the field it patches.
+type relocRule struct {
+	op   relocOp
+	size uint8
+}
+
+// relocRules lists, per machine, the relocation types that occur in debug
+// sections of relocatable objects: absolute addresses and section offsets,
+// plus RISC-V's label differences (ADD/SUB pairs and friends, emitted
+// because linker relaxation can move code). Types mean what the processor
+// supplements to the ELF ABI say; anything else is reported as unsupported
+// rather than silently left unapplied.
+var relocRules = map[elf.Machine]map[uint32]relocRule{
+	elf.EM_X86_64: {
+		uint32(elf.R_X86_64_NONE):     {opNone, 0},
+		uint32(elf.R_X86_64_64):       {opSet, 8},
+		uint32(elf.R_X86_64_32):       {opSet, 4},
+		uint32(elf.R_X86_64_32S):      {opSet, 4},
+		uint32(elf.R_X86_64_16):       {opSet, 2},
+		uint32(elf.R_X86_64_8):        {opSet, 1},
+		uint32(elf.R_X86_64_DTPOFF64): {opSet, 8},
+		uint32(elf.R_X86_64_DTPOFF32): {opSet, 4},
+	},
+	elf.EM_386: {
+		uint32(elf.R_386_NONE):       {opNone, 0},
+		uint32(elf.R_386_32):         {opSet, 4},
+		uint32(elf.R_386_TLS_LDO_32): {opSet, 4},
+	},
+	elf.EM_AARCH64: {
+		uint32(elf.R_AARCH64_NONE):      {opNone, 0},
+		uint32(elf.R_AARCH64_ABS64):     {opSet, 8},
+		uint32(elf.R_AARCH64_ABS32):     {opSet, 4},
+		uint32(elf.R_AARCH64_ABS16):     {opSet, 2},
+		uint32(elf.R_AARCH64_P32_ABS32): {opSet, 4},
+	},
+	elf.EM_ARM: {
+		uint32(elf.R_ARM_NONE):  {opNone, 0},
+		uint32(elf.R_ARM_ABS32): {opSet, 4},
+	},
+	elf.EM_RISCV: {
+		uint32(elf.R_RISCV_NONE):         {opNone, 0},
+		uint32(elf.R_RISCV_RELAX):        {opNone, 0},
+		uint32(elf.R_RISCV_32):           {opSet, 4},
+		uint32(elf.R_RISCV_64):           {opSet, 8},
+		uint32(elf.R_RISCV_ADD8):         {opAdd, 1},
+		uint32(elf.R_RISCV_ADD16):        {opAdd, 2},
+		uint32(elf.R_RISCV_ADD32):        {opAdd, 4},
+		uint32(elf.R_RISCV_ADD64):        {opAdd, 8},
+		uint32(elf.R_RISCV_SUB8):         {opSub, 1},
+		uint32(elf.R_RISCV_SUB16):        {opSub, 2},
+		uint32(elf.R_RISCV_SUB32):        {opSub, 4},
+		uint32(elf.R_RISCV_SUB64):        {opSub, 8},
+		uint32(elf.R_RISCV_SUB6):         {opSub6, 1},
+		uint32(elf.R_RISCV_SET6):         {opSet6, 1},
+		uint32(elf.R_RISCV_SET8):         {opSet, 1},
+		uint32(elf.R_RISCV_SET16):        {opSet, 2},
+		uint32(elf.R_RISCV_SET32):        {opSet, 4},
+		uint32(elf.R_RISCV_TLS_DTPREL32): {opSet, 4},
+		uint32(elf.R_RISCV_TLS_DTPREL64): {opSet, 8},
+		60:                               {opSetULEB, 0}, // R_RISCV_SET_ULEB128
+		61:                               {opSubULEB, 0}, // R_RISCV_SUB_ULEB128
+	},
+	elf.EM_S390: {
+		uint32(elf.R_390_NONE): {opNone, 0},
+		uint32(elf.R_390_64):   {opSet, 8},
+		uint32(elf.R_390_32):   {opSet, 4},
+		uint32(elf.R_390_16):   {opSet, 2},
+		uint32(elf.R_390_8):    {opSet, 1},
+	},
+	elf.EM_PPC64: {
+		uint32(elf.R_PPC64_NONE):     {opNone, 0},
+		uint32(elf.R_PPC64_ADDR64):   {opSet, 8},
+		uint32(elf.R_PPC64_ADDR32):   {opSet, 4},
+		uint32(elf.R_PPC64_ADDR16):   {opSet, 2},
+		uint32(elf.R_PPC64_DTPREL64): {opSet, 8},
+	},
+	elf.EM_PPC: {
+		uint32(elf.R_PPC_NONE):   {opNone, 0},
+		uint32(elf.R_PPC_ADDR32): {opSet, 4},
+	},
+}
+
+// relocSection applies the relocations in section rs (SHT_REL or SHT_RELA)
+// to dst, the contents of their target section tgt. dst must be a private
+// copy. Symbol values come from the symbol table rs links to; as in a
+// relocatable object every section sits at address 0, S is the symbol's
+// st_value. For SHT_REL the addend is the value already in the field.
+func (f *File) relocSection(dst []byte, tgt, rs *Section) error {
+	rules := relocRules[f.Machine]
+	if rules == nil {
+		return f.secErrorf(rs, -1, nil, "applying relocations for machine %v is not supported", f.Machine)
+	}
+	symSec := f.SectionByIndex(int(rs.Link))
+	if symSec == nil || (symSec.Type != elf.SHT_SYMTAB && symSec.Type != elf.SHT_DYNSYM) {
+		return f.secErrorf(rs, -1, nil, "link %d is not a symbol table", rs.Link)
+	}
+	syms, err := f.symtabOf(symSec)
+	if err != nil {
+		return err
+	}
+	data, err := f.SectionData(rs)
+	if err != nil {
+		return err
+	}
+	rela := rs.Type == elf.SHT_RELA
+	is64 := f.Class == elf.ELFCLASS64
+	std := 8 // Elf32_Rel; Elf32_Rela adds 4 bytes, the 64-bit forms double both
+	if rela {
+		std = 12
+	}
+	if is64 {
+		std *= 2
+	}
+	es := std
+	if rs.Entsize > uint64(std) && rs.Entsize < 1<<16 {
+		es = int(rs.Entsize)
+	}
+	bo := f.ByteOrder
+	var sym Symbol
+	for off := 0; off+std <= len(data); off += es {
+		b := data[off:]
+		var rOff, symNo uint64
+		var typ uint32
+		var addend int64
+		if is64 {
+			rOff = bo.Uint64(b)
+			info := bo.Uint64(b[8:])
+			symNo, typ = info>>32, uint32(info)
+			if rela {
+				addend = int64(bo.Uint64(b[16:]))
+			}
+		} else {
+			rOff = uint64(bo.Uint32(b))
+			info := bo.Uint32(b[4:])
+			symNo, typ = uint64(info>>8), info&0xff
+			if rela {
+				addend = int64(int32(bo.Uint32(b[8:])))
+			}
+		}
+		rule, ok := rules[typ]
+		if !ok {
+			return f.secErrorf(rs, int64(off), nil, "unsupported relocation type %s against %s", relocName(f.Machine, typ), tgt.Name)
+		}
+		if rule.op == opNone {
+			continue
+		}
+		var s uint64
+		if symNo != 0 {
+			if symNo >= uint64(syms.n) {
+				return f.secErrorf(rs, int64(off), nil, "relocation symbol %d out of range (%d symbols)", symNo, syms.n)
+			}
+			if _, ok := f.symEntry(syms, int(symNo), &sym); !ok {
+				return f.secErrorf(rs, int64(off), nil, "symbol %d: SHN_XINDEX without an entry in .symtab_shndx", symNo)
+			}
+			s = sym.Value
+		}
+		if err := f.applyReloc(dst, rOff, rule, s, addend, rela, tgt, typ); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyReloc patches the field at offset off of dst (the contents of tgt)
+// by rule, with symbol value s and, for RELA, the explicit addend.
+func (f *File) applyReloc(dst []byte, off uint64, rule relocRule, s uint64, addend int64, rela bool, tgt *Section, typ uint32) error {
+	if rule.op == opSetULEB || rule.op == opSubULEB {
+		return f.applyULEB(dst, off, rule.op, s+uint64(addend), tgt)
+	}
+	n := uint64(rule.size)
+	if off > uint64(len(dst)) || uint64(len(dst))-off < n {
+		return f.secErrorf(tgt, int64(min(off, 1<<62)), nil, "relocation %s of %d bytes beyond the section's %#x bytes", relocName(f.Machine, typ), n, len(dst))
+	}
+	field := dst[off : off+n]
+	old := f.getN(field)
+	a := uint64(addend)
+	if !rela && rule.op == opSet {
+		a = old // REL keeps its addend in the field
+	}
+	v := s + a
+	switch rule.op {
+	case opSet:
+		f.putN(field, v)
+	case opAdd:
+		f.putN(field, old+v)
+	case opSub:
+		f.putN(field, old-v)
+	case opSet6:
+		field[0] = field[0]&0xc0 | byte(v)&0x3f
+	case opSub6:
+		field[0] = field[0]&0xc0 | (field[0]-byte(v))&0x3f
+	}
+	return nil
+}
+
+// getN reads a field of 1, 2, 4 or 8 bytes in the file's byte order.
+func (f *File) getN(b []byte) uint64 {
+	switch len(b) {
+	case 1:
+		return uint64(b[0])
+	case 2:
+		return uint64(f.ByteOrder.Uint16(b))
+	case 4:
+		return uint64(f.ByteOrder.Uint32(b))
+	}
+	return f.ByteOrder.Uint64(b)
+}
+
+// putN writes the low bytes of v into a field of 1, 2, 4 or 8 bytes.
+func (f *File) putN(b []byte, v uint64) {
+	switch len(b) {
+	case 1:
+		b[0] = byte(v)
+	case 2:
+		f.ByteOrder.PutUint16(b, uint16(v))
+	case 4:
+		f.ByteOrder.PutUint32(b, uint32(v))
+	default:
+		f.ByteOrder.PutUint64(b, v)
+	}
+}
+
+// applyULEB rewrites the ULEB128 number at dst[off:] in place, keeping its
+// encoded length (assemblers pad such fields so the final value fits): set
+// to v, or decreased by v.
+func (f *File) applyULEB(dst []byte, off uint64, op relocOp, v uint64, tgt *Section) error {
+	if off >= uint64(len(dst)) {
+		return f.secErrorf(tgt, int64(min(off, 1<<62)), nil, "ULEB128 relocation beyond the section's %#x bytes", len(dst))
+	}
+	var old uint64
+	n := 0
+	for shift := uint(0); ; shift += 7 {
+		i := int(off) + n
+		if i >= len(dst) || n >= 10 {
+			return f.secErrorf(tgt, int64(off), nil, "unterminated ULEB128 field under a relocation")
+		}
+		c := dst[i]
+		old |= uint64(c&0x7f) << shift
+		n++
+		if c&0x80 == 0 {
+			break
+		}
+	}
+	if op == opSubULEB {
+		v = old - v
+	}
+	for i := range n {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if i < n-1 {
+			c |= 0x80
+		}
+		dst[int(off)+i] = c
+	}
+	return nil
+}
+
+// relocName spells a relocation type the way readelf does, when known.
+func relocName(m elf.Machine, typ uint32) string {
+	var s fmt.Stringer
+	switch m {
+	case elf.EM_X86_64:
+		s = elf.R_X86_64(typ)
+	case elf.EM_386:
+		s = elf.R_386(typ)
+	case elf.EM_AARCH64:
+		s = elf.R_AARCH64(typ)
+	case elf.EM_ARM:
+		s = elf.R_ARM(typ)
+	case elf.EM_RISCV:
+		s = elf.R_RISCV(typ)
+	case elf.EM_S390:
+		s = elf.R_390(typ)
+	case elf.EM_PPC64:
+		s = elf.R_PPC64(typ)
+	case elf.EM_PPC:
+		s = elf.R_PPC(typ)
+	default:
+		return fmt.Sprintf("%d", typ)
+	}
+	return s.String()
+}
