@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 
@@ -83,9 +84,9 @@ func TestEncodeVmlinux(t *testing.T) {
 // TestEncodeModules encodes each shared module as split BTF on pahole's
 // reference vmlinux BTF, as Makefile.modfinal does, and compares it with
 // pahole's split output and loads base plus split into the kernel verifier.
-// Modules' functions are not encoded yet (their DWARF needs relocating before
-// gobtf's decoder can read it), so FUNC, FUNC_PROTO and DECL_TAG are left out
-// of the verdict.
+// Functions are left out of the structural verdict: three modules still
+// miss a few of pahole's FUNCs (virtio_net 1, nf_conntrack 1, xfs 25 of
+// 3,036; see README), which TestEncodeModuleFuncs counts.
 func TestEncodeModules(t *testing.T) {
 	base := testutil.Reference(t, testutil.VmlinuxName+".kbuild.btf")
 	for _, m := range testutil.ModuleNames {
@@ -128,4 +129,68 @@ func TestEncodeModules(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestEncodeModuleFuncs counts, per module, the FUNCs of pahole's split
+// reference that gobtf's output lacks and the ones it adds, by name. It
+// fails on any extra FUNC and on more missing ones than the known gaps.
+func TestEncodeModuleFuncs(t *testing.T) {
+	base := testutil.Reference(t, testutil.VmlinuxName+".kbuild.btf")
+	knownMissing := map[string]int{"virtio_net": 1, "nf_conntrack": 1, "xfs": 25}
+	for _, m := range testutil.ModuleNames {
+		t.Run(m, func(t *testing.T) {
+			if testing.Short() && m != "nls_utf8" && m != "tcp_bbr" {
+				t.Skip("skipping the larger modules in -short mode")
+			}
+			ko := testutil.Corpus(t, "modules/"+m+".ko")
+			out := filepath.Join(t.TempDir(), m+".btf")
+			mustGobtf(t, append([]string{"-J", "-j2", "--btf_base", base, "--btf_encode_detached=" + out, ko}, kbuildFlags...)...)
+			got := funcNames(t, out, base)
+			want := funcNames(t, testutil.Reference(t, "modules/"+m+".btf"), base)
+			missing, extra := 0, 0
+			for n := range want {
+				if !got[n] {
+					missing++
+				}
+			}
+			for n := range got {
+				if !want[n] {
+					extra++
+					t.Errorf("FUNC %s is not in pahole's output", n)
+				}
+			}
+			t.Logf("%s: %d FUNCs, pahole %d; missing %d, extra %d", m, len(got), len(want), missing, extra)
+			if missing > knownMissing[m] {
+				t.Errorf("%d of pahole's FUNCs missing, more than the %d known", missing, knownMissing[m])
+			}
+		})
+	}
+}
+
+// funcNames returns the names of the FUNCs of a split BTF file on base.
+func funcNames(t *testing.T, path, basePath string) map[string]bool {
+	t.Helper()
+	bdata, err := os.ReadFile(basePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := btf.Parse(bdata, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := btf.Parse(data, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for id := s.FirstID(); id <= s.TypeCount(); id++ {
+		if typ := s.Type(id); typ.Kind() == btf.KindFunc {
+			names[s.Name(typ)] = true
+		}
+	}
+	return names
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/elfio"
 )
 
 // ErrNoDWARF is wrapped by Encode's error when the file has no DWARF.
@@ -15,10 +16,10 @@ var ErrNoDWARF = errors.New("no DWARF debug information (.debug_info)")
 
 // Encode converts the DWARF of the ELF file at path into one standalone,
 // not yet deduplicated Spec: every unit's types in unit order, then the
-// DATASECs of the selected variables. Linked files (executables, shared
-// objects, vmlinux) are read with gobtf's own decoder; relocatable files
-// (kernel modules) go through debug/dwarf, which applies their relocations,
-// until gobtf's ELF reader does.
+// DATASECs of the selected variables, and the functions. Linked files
+// (executables, shared objects, vmlinux) are read from a read-only mapping;
+// the debug sections of relocatable files (kernel modules) are relocated
+// copies.
 func Encode(path string, opts *Options, st *Stats) (*btf.Spec, error) {
 	if st == nil {
 		st = &Stats{}
@@ -33,18 +34,30 @@ func Encode(path string, opts *Options, st *Stats) (*btf.Spec, error) {
 	if f.Section(".debug_info") == nil {
 		return nil, fmt.Errorf("%s: %w", path, ErrNoDWARF)
 	}
-	var s *btf.Spec
+	var secs *die.Sections
 	if f.Type == elf.ET_REL {
-		st.Load = time.Since(t0)
-		s, err = ConvertTypesStd(f, opts)
-	} else {
-		var secs *die.Sections
-		secs, err = m.dwarfSections()
-		st.Load = time.Since(t0)
-		if err == nil {
-			s, err = ConvertTypes(f, secs, opts)
+		// Relocatable objects (kernel modules) need their debug sections
+		// relocated: gobtf's ELF reader does that on copies.
+		ef, err := elfio.Open(path)
+		if err != nil {
+			return nil, err
 		}
+		defer ef.Close()
+		ds, err := ef.DWARFSections()
+		if err != nil {
+			return nil, err
+		}
+		secs = &die.Sections{Order: ds.Order, Info: ds.Info, Abbrev: ds.Abbrev, Str: ds.Str, LineStr: ds.LineStr,
+			StrOffsets: ds.StrOffsets, Addr: ds.Addr, RngLists: ds.RngLists, LocLists: ds.LocLists, Loc: ds.Loc,
+			Ranges: ds.Ranges, Types: ds.Types}
+		if secs.Info == nil {
+			return nil, fmt.Errorf("%s: %w", path, ErrNoDWARF)
+		}
+	} else if secs, err = m.dwarfSections(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	st.Load = time.Since(t0)
+	s, err := ConvertTypes(f, secs, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
