@@ -26,8 +26,11 @@ bench:
 	bash scripts/bench.sh
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m $(PKGS)
 
-# Runs every native fuzz target for FUZZTIME each.
+# Runs every native fuzz target for FUZZTIME each, after comparing the
+# deduplicator with libbpf on DEDUP_RANDOM generated inputs.
+DEDUP_RANDOM ?= 10000
 fuzz:
+	GOBTF_DEDUP_RANDOM=$(DEDUP_RANDOM) $(GO) test -count=1 -run '^TestDedupRandomVsLibbpf$$' -timeout 60m ./internal/dedup
 	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
 	  for fz in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "== $$pkg $$fz ($(FUZZTIME))"; \

@@ -3,6 +3,8 @@ package dedup
 import (
 	"bytes"
 	"encoding/binary"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
@@ -29,7 +31,7 @@ func compareWithLibbpf(t *testing.T, tool string, in *btf.Spec, label string) {
 
 // TestDedupRandomVsLibbpf compares Dedup with libbpf on a few hundred random
 // CU-like inputs with forward declarations, cycles and conflicting
-// definitions.
+// definitions (GOBTF_DEDUP_RANDOM sets how many).
 func TestDedupRandomVsLibbpf(t *testing.T) {
 	tool := libbpfTool(t)
 	if tool == "" {
@@ -38,6 +40,10 @@ func TestDedupRandomVsLibbpf(t *testing.T) {
 	n := 300
 	if testing.Short() {
 		n = 60
+	}
+	// make fuzz raises the count (GOBTF_DEDUP_RANDOM=10000).
+	if v, err := strconv.Atoi(os.Getenv("GOBTF_DEDUP_RANDOM")); err == nil && v > 0 {
+		n = v
 	}
 	for seed := range uint64(n) {
 		units := 2 + int(seed%5)
