@@ -31,14 +31,14 @@ type DebugSections struct {
 
 // DebugSectionNames lists, in a fixed order, the section names
 // DWARFSections looks for.
-var DebugSectionNames = []string{
+var DebugSectionNames = [...]string{
 	".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str",
 	".debug_str_offsets", ".debug_addr", ".debug_rnglists", ".debug_loclists",
 	".debug_loc", ".debug_ranges", ".debug_types", ".debug_line",
 }
 
 // fields returns pointers to the fields, in DebugSectionNames' order.
-func (d *DebugSections) fields() [12]*[]byte {
+func (d *DebugSections) fields() [len(DebugSectionNames)]*[]byte {
 	return [...]*[]byte{&d.Info, &d.Abbrev, &d.Str, &d.LineStr, &d.StrOffsets, &d.Addr,
 		&d.RngLists, &d.LocLists, &d.Loc, &d.Ranges, &d.Types, &d.Line}
 }
@@ -70,23 +70,104 @@ func (f *File) DebugSection(name string) *Section {
 // DWARFSections returns the DWARF sections listed in DebugSectionNames.
 // Relocations are applied for relocatable objects (ET_REL) only: the
 // .rela.debug_* sections sometimes left in linked kernels are stale and are
-// ignored. The sections are prepared concurrently, since decompression
-// dominates for compressed files.
+// ignored. A relocatable object may hold several sections of one name (type
+// units in COMDAT groups, each its own .debug_types); they are
+// concatenated in section order, as a linker would, and relocations against
+// their symbols account for each one's place in the result. The sections
+// are prepared concurrently, since decompression dominates for compressed
+// files.
 func (f *File) DWARFSections() (*DebugSections, error) {
 	d := &DebugSections{Order: f.ByteOrder}
 	var relocs map[int][]*Section
 	if f.Type == elf.ET_REL {
 		relocs = f.relocSections()
 	}
-	dst := d.fields()
-	var errs [len(dst)]error
-	var wg sync.WaitGroup
+	// Phase 1: the contents of every piece, decompressed.
+	type piece struct {
+		sec   *Section
+		data  []byte
+		owned bool
+		err   error
+	}
+	var groups [len(DebugSectionNames)][]piece
 	for i, name := range DebugSectionNames {
-		s := f.DebugSection(name)
-		if s == nil || s.Type == elf.SHT_NOBITS {
+		alt := ""
+		if rest, ok := strings.CutPrefix(name, ".debug"); ok {
+			alt = ".zdebug" + rest
+		}
+		for j := range f.sections {
+			s := &f.sections[j]
+			if (s.Name == name || s.Name == alt) && s.Type != elf.SHT_NOBITS {
+				groups[i] = append(groups[i], piece{sec: s})
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for i := range groups {
+		for j := range groups[i] {
+			p := &groups[i][j]
+			wg.Go(func() { p.data, p.owned, p.err = f.sectionData(p.sec) })
+		}
+	}
+	wg.Wait()
+	// Where each piece of a multi-piece name lands in its concatenation.
+	var bases map[int]uint64
+	for _, g := range groups {
+		if len(g) < 2 {
 			continue
 		}
-		wg.Go(func() { *dst[i], errs[i] = f.debugData(s, relocs[s.Index]) })
+		if bases == nil {
+			bases = make(map[int]uint64)
+		}
+		var off uint64
+		for _, p := range g {
+			bases[p.sec.Index] = off
+			off += uint64(len(p.data))
+		}
+	}
+	// Phase 2: join and relocate.
+	dst := d.fields()
+	var errs [len(dst)]error
+	for i, g := range groups {
+		for _, p := range g {
+			if p.err != nil {
+				return nil, p.err
+			}
+		}
+		switch {
+		case len(g) == 0:
+			continue
+		case len(g) == 1 && len(relocs[g[0].sec.Index]) == 0:
+			*dst[i] = g[0].data
+			continue
+		}
+		wg.Go(func() {
+			var out []byte
+			if len(g) == 1 && g[0].owned {
+				out = g[0].data
+			} else {
+				n := 0
+				for _, p := range g {
+					n += len(p.data)
+				}
+				out = make([]byte, 0, n)
+				for _, p := range g {
+					out = append(out, p.data...)
+				}
+			}
+			off := 0
+			for _, p := range g {
+				part := out[off : off+len(p.data)]
+				off += len(p.data)
+				for _, rs := range relocs[p.sec.Index] {
+					if err := f.relocSection(part, p.sec, rs, bases); err != nil {
+						errs[i] = err
+						return
+					}
+				}
+			}
+			*dst[i] = out
+		})
 	}
 	wg.Wait()
 	for _, err := range errs {
@@ -108,22 +189,4 @@ func (f *File) relocSections() map[int][]*Section {
 		}
 	}
 	return m
-}
-
-// debugData returns the contents of s with the relocation sections rels
-// applied to a private copy.
-func (f *File) debugData(s *Section, rels []*Section) ([]byte, error) {
-	b, owned, err := f.sectionData(s)
-	if err != nil || len(rels) == 0 {
-		return b, err
-	}
-	if !owned {
-		b = append([]byte(nil), b...)
-	}
-	for _, rs := range rels {
-		if err := f.relocSection(b, s, rs); err != nil {
-			return nil, err
-		}
-	}
-	return b, nil
 }

@@ -135,7 +135,7 @@ func TestSectionsMatchReadelf(t *testing.T) {
 					names = append(names, s.Name)
 				}
 			}
-			dumps := readelfDumps(t, in.path, "-x", names)
+			dumps := byName(readelfDumps(t, in.path, "-x", names))
 			for _, name := range names {
 				want, ok := dumps[name]
 				if !ok {

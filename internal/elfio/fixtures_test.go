@@ -34,7 +34,7 @@ type fixture struct {
 	tool string   // compiler or assembler
 	args []string // arguments before the source and -o
 	post []string // optional objcopy arguments applied to the output
-	src  string   // ".c" or ".s"
+	src  string   // ".c" for the full source, "tiny.c" for a few lines
 	path string   // built file, "" when the toolchain cannot build it
 	skip string   // why it is missing
 }
@@ -54,8 +54,17 @@ var fixtureSpecs = []fixture{
 	{name: "clang-riscv64", tool: "clang", args: []string{"--target=riscv64-linux-gnu", "-c", "-g", "-O1"}, src: ".c"},
 	{name: "clang-s390x", tool: "clang", args: []string{"--target=s390x-linux-gnu", "-c", "-g", "-O1"}, src: ".c"},
 	{name: "clang-s390x-gz-zlib", tool: "clang", args: []string{"--target=s390x-linux-gnu", "-c", "-g", "-O1", "-gz=zlib"}, src: ".c"},
+	{name: "clang-s390x-dwarf4", tool: "clang", args: []string{"--target=s390x-linux-gnu", "-c", "-gdwarf-4", "-O1"}, src: ".c"},
+	{name: "clang-ppc64-dwarf4", tool: "clang", args: []string{"--target=powerpc64-linux-gnu", "-c", "-gdwarf-4", "-O1"}, src: ".c"},
 	{name: "clang-ppc64le", tool: "clang", args: []string{"--target=powerpc64le-linux-gnu", "-c", "-g", "-O1"}, src: ".c"},
 	{name: "clang-ppc64", tool: "clang", args: []string{"--target=powerpc64-linux-gnu", "-c", "-g", "-O1"}, src: ".c"},
+	// Tiny objects seed the fuzzer, which slows down on large inputs.
+	{name: "tiny-x86_64-gz-zlib", tool: "clang", args: []string{"--target=x86_64-linux-gnu", "-c", "-g", "-gz=zlib"}, src: "tiny.c"},
+	{name: "tiny-x86_64-zstd", tool: "clang", args: []string{"--target=x86_64-linux-gnu", "-c", "-g"}, post: []string{"--compress-debug-sections=zstd"}, src: "tiny.c"},
+	{name: "tiny-i386", tool: "clang", args: []string{"--target=i386-linux-gnu", "-c", "-g"}, src: "tiny.c"},
+	{name: "tiny-s390x", tool: "clang", args: []string{"--target=s390x-linux-gnu", "-c", "-g"}, src: "tiny.c"},
+	{name: "tiny-riscv64", tool: "clang", args: []string{"--target=riscv64-linux-gnu", "-c", "-g"}, src: "tiny.c"},
+	{name: "tiny-arm", tool: "clang", args: []string{"--target=arm-linux-gnueabi", "-c", "-g"}, src: "tiny.c"},
 	{name: "gcc-x86_64-linked-emit-relocs", tool: "gcc", args: []string{"-g", "-O1", "-nostdlib", "-static", "-Wl,--emit-relocs", "-Wl,-e,bump"}, src: ".c"},
 }
 
@@ -88,11 +97,19 @@ func buildFixtures(t testing.TB) []fixture {
 		if err := os.WriteFile(src, []byte(fixtureSource()), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		tiny := "struct s { int a; const char *n; } g = { 1, \"x\" };\nint f(struct s *p) { return p->a + g.a; }\n"
+		if err := os.WriteFile(filepath.Join(dir, "tiny.c"), []byte(tiny), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		var wg sync.WaitGroup
 		fixtures = append([]fixture(nil), fixtureSpecs...)
 		for i := range fixtures {
 			fx := &fixtures[i]
-			wg.Go(func() { fx.build(dir, src) })
+			in := src
+			if fx.src == "tiny.c" {
+				in = filepath.Join(dir, "tiny.c")
+			}
+			wg.Go(func() { fx.build(dir, in) })
 		}
 		wg.Wait()
 	})
@@ -149,10 +166,9 @@ var corpusFiles = []corpusFile{
 // readelfDumps runs readelf -z (decompressing) with one dump option per
 // requested section (opt is "-x" for raw contents, "-R" for relocated
 // ones) and decodes each hex dump. readelf prints the dumps in section
-// index order, naming each; the result maps section names to bytes (the
-// names asked for must be unique in the file). Sections readelf has no
-// data for are absent from the result.
-func readelfDumps(t testing.TB, path, opt string, names []string) map[string][]byte {
+// index order, naming each; the result lists them in that order. Sections
+// readelf has no data for are absent from the result.
+func readelfDumps(t testing.TB, path, opt string, names []string) []sectionDump {
 	t.Helper()
 	readelf, err := exec.LookPath("readelf")
 	if err != nil {
@@ -169,15 +185,13 @@ func readelfDumps(t testing.TB, path, opt string, names []string) map[string][]b
 	if err != nil {
 		t.Fatalf("readelf %s ... %s: %v: %s", opt, path, err, stderr.String())
 	}
-	res := make(map[string][]byte)
-	var cur string
+	var res []sectionDump
 	for _, line := range strings.Split(string(out), "\n") {
 		if rest, ok := strings.CutPrefix(line, "Hex dump of section '"); ok {
-			cur = strings.TrimSuffix(rest, "':")
-			res[cur] = []byte{}
+			res = append(res, sectionDump{name: strings.TrimSuffix(rest, "':"), data: []byte{}})
 			continue
 		}
-		if !strings.HasPrefix(line, "  0x") || cur == "" {
+		if !strings.HasPrefix(line, "  0x") || len(res) == 0 {
 			continue
 		}
 		rest := line[4:]
@@ -195,7 +209,24 @@ func readelfDumps(t testing.TB, path, opt string, names []string) map[string][]b
 		if err != nil {
 			t.Fatalf("readelf dump line %q: %v", line, err)
 		}
-		res[cur] = append(res[cur], b...)
+		cur := &res[len(res)-1]
+		cur.data = append(cur.data, b...)
 	}
 	return res
+}
+
+// sectionDump is one section's contents as readelf printed them.
+type sectionDump struct {
+	name string
+	data []byte
+}
+
+// byName maps the dumps' section names to their contents, concatenating
+// the dumps of sections sharing a name in order.
+func byName(dumps []sectionDump) map[string][]byte {
+	m := make(map[string][]byte)
+	for _, d := range dumps {
+		m[d.name] = append(m[d.name], d.data...)
+	}
+	return m
 }

@@ -107,8 +107,10 @@ var relocRules = map[elf.Machine]map[uint32]relocRule{
 // to dst, the contents of their target section tgt. dst must be a private
 // copy. Symbol values come from the symbol table rs links to; as in a
 // relocatable object every section sits at address 0, S is the symbol's
-// st_value. For SHT_REL the addend is the value already in the field.
-func (f *File) relocSection(dst []byte, tgt, rs *Section) error {
+// st_value, plus bases[i] when the symbol's section i has been placed at
+// that offset of a concatenation. For SHT_REL the addend is the value
+// already in the field.
+func (f *File) relocSection(dst []byte, tgt, rs *Section, bases map[int]uint64) error {
 	rules := relocRules[f.Machine]
 	if rules == nil {
 		return f.secErrorf(rs, -1, nil, "applying relocations for machine %v is not supported", f.Machine)
@@ -175,7 +177,7 @@ func (f *File) relocSection(dst []byte, tgt, rs *Section) error {
 			if _, ok := f.symEntry(syms, int(symNo), &sym); !ok {
 				return f.secErrorf(rs, int64(off), nil, "symbol %d: SHN_XINDEX without an entry in .symtab_shndx", symNo)
 			}
-			s = sym.Value
+			s = sym.Value + bases[int(sym.Section)]
 		}
 		if err := f.applyReloc(dst, rOff, rule, s, addend, rela, tgt, typ); err != nil {
 			return err

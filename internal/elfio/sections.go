@@ -56,7 +56,7 @@ func (f *File) readSections(shoff uint64, entsize, num, strndx int) error {
 	if strndx == int(elf.SHN_XINDEX) {
 		strndx = int(s0.Link)
 	}
-	if n > 0 && uint64(strndx) >= n {
+	if strndx != 0 && uint64(strndx) >= n {
 		return f.errorf(-1, "section name table index %d out of range (%d sections)", strndx, n)
 	}
 	f.sections = make([]Section, n)
