@@ -22,9 +22,11 @@ type target struct {
 	infoSize     int // bytes of .debug_info, to size the output up front
 }
 
-func newTarget(f *elf.File, opts *Options, debugAddr []byte, infoSize int) *target {
+// newTarget describes f; addrs, when not nil, are the section addresses to
+// place variables by (see elfio.File.OfflineLayout), else the headers' own.
+func newTarget(f *elf.File, opts *Options, debugAddr []byte, infoSize int, addrs []uint64) *target {
 	t := &target{littleEndian: f.ByteOrder == binary.LittleEndian, addrSize: 8, debugAddr: debugAddr,
-		elf: newElfInfo(f, &opts.Features), infoSize: infoSize}
+		elf: newElfInfo(f, &opts.Features, addrs), infoSize: infoSize}
 	if f.Class == elf.ELFCLASS32 {
 		t.addrSize = 4
 	}
@@ -188,13 +190,19 @@ func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
 	open := func(i int) (dieStream, string) {
 		return newStdStream(d, units[i]), fmt.Sprintf("unit at .debug_info offset %#x", units[i])
 	}
-	return convertUnits(len(units), open, newTarget(f, opts, debugAddr, 0), nil, opts)
+	return convertUnits(len(units), open, newTarget(f, opts, debugAddr, 0, nil), nil, opts)
 }
 
 // ConvertTypes converts like ConvertTypesStd with gobtf's own DIE decoder
 // over the given sections (decompressed and, for relocatable files,
 // relocated).
 func ConvertTypes(f *elf.File, secs *die.Sections, opts *Options) (*btf.Spec, error) {
+	return convertTypes(f, secs, nil, opts)
+}
+
+// convertTypes is ConvertTypes with the sections of f placed at addrs (nil:
+// at their sh_addr), the addresses secs were relocated against.
+func convertTypes(f *elf.File, secs *die.Sections, addrs []uint64, opts *Options) (*btf.Spec, error) {
 	d, err := die.New(secs)
 	if err != nil {
 		return nil, err
@@ -208,7 +216,7 @@ func ConvertTypes(f *elf.File, secs *die.Sections, opts *Options) (*btf.Spec, er
 		return nil, err
 	}
 	fs := &funcSource{data: d, units: units, table: table, machine: f.Machine}
-	return convertUnits(len(units), open, newTarget(f, opts, secs.Addr, len(secs.Info)), fs, opts)
+	return convertUnits(len(units), open, newTarget(f, opts, secs.Addr, len(secs.Info), addrs), fs, opts)
 }
 
 // SectionsStd reads the DWARF sections of f with debug/elf (decompressing

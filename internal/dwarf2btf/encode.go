@@ -35,15 +35,19 @@ func Encode(path string, opts *Options, st *Stats) (*btf.Spec, error) {
 		return nil, fmt.Errorf("%s: %w", path, ErrNoDWARF)
 	}
 	var secs *die.Sections
+	var addrs []uint64
 	if f.Type == elf.ET_REL {
 		// Relocatable objects (kernel modules) need their debug sections
-		// relocated: gobtf's ELF reader does that on copies.
+		// relocated: gobtf's ELF reader does that on copies, with the
+		// sections placed where pahole's libdwfl places them, so that
+		// DWARF addresses and variable placement come out as pahole's.
 		ef, err := elfio.Open(path)
 		if err != nil {
 			return nil, err
 		}
 		defer ef.Close()
-		ds, err := ef.DWARFSections()
+		addrs = ef.OfflineLayout()
+		ds, err := ef.DWARFSectionsAt(addrs)
 		if err != nil {
 			return nil, err
 		}
@@ -57,7 +61,7 @@ func Encode(path string, opts *Options, st *Stats) (*btf.Spec, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	st.Load = time.Since(t0)
-	s, err := ConvertTypes(f, secs, opts)
+	s, err := convertTypes(f, secs, addrs, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

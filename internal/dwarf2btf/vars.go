@@ -49,11 +49,16 @@ type elfInfo struct {
 }
 
 // newElfInfo indexes f's sections, marking those whose variables the
-// features ask for.
-func newElfInfo(f *elf.File, feats *Features) *elfInfo {
+// features ask for. Sections are placed at addrs[i] when addrs covers them,
+// else at their sh_addr.
+func newElfInfo(f *elf.File, feats *Features, addrs []uint64) *elfInfo {
 	info := &elfInfo{sections: make([]elfSection, len(f.Sections))}
 	for i, s := range f.Sections {
-		info.sections[i] = elfSection{name: s.Name, addr: s.Addr, size: s.Size, typ: s.Type,
+		addr := s.Addr
+		if i < len(addrs) {
+			addr = addrs[i]
+		}
+		info.sections[i] = elfSection{name: s.Name, addr: addr, size: s.Size, typ: s.Type,
 			include: feats.GlobalVar || (feats.Var && s.Name == percpuSection)}
 	}
 	info.objects = make(map[string][]uint32)

@@ -21,20 +21,18 @@ func IsELF(data []byte) bool { return bytes.HasPrefix(data, elfMagic) }
 var ErrNoBTF = errors.New("no .BTF section")
 
 // ReadBTF returns the BTF bytes held by the file at path: the whole file when
-// it is raw BTF, or the contents of its .BTF section when it is an ELF file.
-// Errors name the file (and the section, for ELF input).
+// it is raw BTF, or the contents of its .BTF section when it is an ELF file
+// (a copy, decompressed if need be). Errors name the file (and the section,
+// for ELF input).
 func ReadBTF(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	f, err := Open(path)
+	if errors.Is(err, ErrNotELF) {
+		return os.ReadFile(path)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if !IsELF(data) {
-		return data, nil
-	}
-	f, err := elf.NewFile(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
+	defer f.Close()
 	sec := f.Section(".BTF")
 	if sec == nil {
 		return nil, fmt.Errorf("%s: %w", path, ErrNoBTF)
@@ -42,9 +40,12 @@ func ReadBTF(path string) ([]byte, error) {
 	if sec.Type == elf.SHT_NOBITS {
 		return nil, fmt.Errorf("%s: section .BTF: has no contents (SHT_NOBITS)", path)
 	}
-	b, err := sec.Data()
+	b, owned, err := f.sectionData(sec)
 	if err != nil {
-		return nil, fmt.Errorf("%s: section .BTF at file offset %#x: %w", path, sec.Offset, err)
+		return nil, err
+	}
+	if !owned {
+		b = bytes.Clone(b) // the mapping goes away with Close
 	}
 	return b, nil
 }

@@ -75,8 +75,16 @@ func (f *File) DebugSection(name string) *Section {
 // concatenated in section order, as a linker would, and relocations against
 // their symbols account for each one's place in the result. The sections
 // are prepared concurrently, since decompression dominates for compressed
-// files.
+// files. Symbols resolve to their raw st_value, as debug/elf resolves them.
 func (f *File) DWARFSections() (*DebugSections, error) {
+	return f.DWARFSectionsAt(nil)
+}
+
+// DWARFSectionsAt is DWARFSections with the sections of a relocatable
+// object placed at addrs (indexed by section, e.g. from OfflineLayout): a
+// relocation against a symbol of section i resolves to st_value + addrs[i].
+// A nil addrs places every section at 0.
+func (f *File) DWARFSectionsAt(addrs []uint64) (*DebugSections, error) {
 	d := &DebugSections{Order: f.ByteOrder}
 	var relocs map[int][]*Section
 	if f.Type == elf.ET_REL {
@@ -110,8 +118,19 @@ func (f *File) DWARFSections() (*DebugSections, error) {
 		}
 	}
 	wg.Wait()
-	// Where each piece of a multi-piece name lands in its concatenation.
+	// Where each piece of a multi-piece name lands in its concatenation,
+	// and where the caller placed the other sections.
 	var bases map[int]uint64
+	if f.Type == elf.ET_REL {
+		for i, a := range addrs {
+			if a != 0 {
+				if bases == nil {
+					bases = make(map[int]uint64)
+				}
+				bases[i] = a
+			}
+		}
+	}
 	for _, g := range groups {
 		if len(g) < 2 {
 			continue
@@ -121,7 +140,7 @@ func (f *File) DWARFSections() (*DebugSections, error) {
 		}
 		var off uint64
 		for _, p := range g {
-			bases[p.sec.Index] = off
+			bases[p.sec.Index] += off
 			off += uint64(len(p.data))
 		}
 	}

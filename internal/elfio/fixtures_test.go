@@ -45,6 +45,8 @@ var fixtureSpecs = []fixture{
 	{name: "gcc-x86_64-gz-zlib", tool: "gcc", args: []string{"-c", "-g", "-O1", "-gz=zlib"}, src: ".c"},
 	{name: "gcc-x86_64-gz-zlib-gnu", tool: "gcc", args: []string{"-c", "-g", "-O1", "-gz=zlib-gnu"}, src: ".c"},
 	{name: "gcc-x86_64-zstd", tool: "gcc", args: []string{"-c", "-g", "-O1"}, post: []string{"--compress-debug-sections=zstd"}, src: ".c"},
+	// A section aligned beyond libdwfl's 64 KiB base restarts its layout.
+	{name: "gcc-x86_64-align128k", tool: "gcc", args: []string{"-c", "-g", "-O1"}, post: []string{"--set-section-alignment", ".data=131072"}, src: ".c"},
 	{name: "gcc-i386", tool: "gcc", args: []string{"-m32", "-c", "-g", "-O1"}, src: ".c"},
 	{name: "gcc-i386-gz-zlib", tool: "gcc", args: []string{"-m32", "-c", "-g", "-O1", "-gz=zlib"}, src: ".c"},
 	{name: "clang-x86_64", tool: "clang", args: []string{"--target=x86_64-linux-gnu", "-c", "-g", "-O1"}, src: ".c"},
