@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+	"strings"
 
 	"golang.org/x/sync/errgroup"
 
@@ -20,6 +21,17 @@ type target struct {
 	debugAddr    []byte
 	elf          *elfInfo
 	infoSize     int // bytes of .debug_info, to size the output up front
+
+	// merged, when set, makes the conversion one unit made of all units
+	// (see merged.go).
+	merged *mergedUnit
+}
+
+// mergedUnit is the one unit of a merged conversion.
+type mergedUnit struct {
+	units []die.Unit // the units read, in order
+	lang  uint64     // the first unit's language
+	clang bool       // the first unit's producer is clang
 }
 
 // newTarget describes f; addrs, when not nil, are the section addresses to
@@ -139,14 +151,21 @@ func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *t
 	if err != nil {
 		return unitDone{c: c, err: fmt.Errorf("%s: %w", where, err)}
 	}
-	if opts.Languages.Skips(uint16(lang)) || c.unitTag == tagPartialUnit || c.unitTag == die.TagSkeletonUnit {
+	m := tgt.merged
+	if m != nil {
+		lang, clang = m.lang, m.clang
+	} else if opts.Languages.Skips(uint16(lang)) || c.unitTag == tagPartialUnit || c.unitTag == die.TagSkeletonUnit {
 		return unitDone{c: c, skipped: true}
 	}
 	c.enumSignedness()
 	c.emit()
 	var funcs []funcCandidate
-	if fs != nil && c.unitTag == die.TagCompileUnit {
-		funcs, err = collectFuncs(&funcUnit{unit: &fs.units[i], data: fs.data, spec: c.spec, typeID: c.resolve,
+	if fs != nil && (m != nil || c.unitTag == die.TagCompileUnit) {
+		units := fs.units[i : i+1]
+		if m != nil {
+			units = m.units
+		}
+		funcs, err = collectFuncs(&funcUnit{units: units, data: fs.data, spec: c.spec, typeID: c.resolve,
 			producerClang: clang, machine: fs.machine, elf: fs.table, opts: opts, scratch: &c.fscratch})
 		if err != nil {
 			return unitDone{c: c, err: fmt.Errorf("%s: %w", where, err)}
@@ -216,7 +235,17 @@ func convertTypes(f *elf.File, secs *die.Sections, addrs []uint64, opts *Options
 		return nil, err
 	}
 	fs := &funcSource{data: d, units: units, table: table, machine: f.Machine}
-	return convertUnits(len(units), open, newTarget(f, opts, secs.Addr, len(secs.Info), addrs), fs, opts)
+	tgt := newTarget(f, opts, secs.Addr, len(secs.Info), addrs)
+	n := len(units)
+	if n > 0 && mergeUnits(f, d) {
+		m := &mergedUnit{units: mergedUnitList(units, opts), lang: units[0].Language,
+			clang: strings.Contains(units[0].Producer, "clang")}
+		tgt.merged, n = m, 1
+		open = func(int) (dieStream, string) {
+			return &mergedStream{d: d, units: m.units}, "merged units (DW_FORM_ref_addr or LTO)"
+		}
+	}
+	return convertUnits(n, open, tgt, fs, opts)
 }
 
 // SectionsStd reads the DWARF sections of f with debug/elf (decompressing

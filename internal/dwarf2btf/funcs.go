@@ -30,7 +30,7 @@ import (
 //
 // The walker calls collectFuncs with a funcUnit describing the unit:
 //
-//	cands, err := collectFuncs(&funcUnit{unit: u, data: d, spec: cuSpec,
+//	cands, err := collectFuncs(&funcUnit{units: []die.Unit{*u}, data: d, spec: cuSpec,
 //		typeID: resolve, producerClang: clang, machine: m, elf: table, opts: opts})
 //
 // and, after joining the units (unit k's type IDs shifted by shift[k]):
@@ -39,7 +39,9 @@ import (
 
 // funcUnit is the per-unit input of collectFuncs.
 type funcUnit struct {
-	unit *die.Unit // the unit
+	// units is the unit, or all units of a merged conversion (merged.go),
+	// read in order as one.
+	units []die.Unit
 	data *die.Data // the file's DWARF
 
 	// spec is the unit's standalone BTF (IDs 1..n) and typeID maps the
@@ -56,6 +58,9 @@ type funcUnit struct {
 	// scratch, when set, is reused across units (one per worker).
 	scratch *funcScratch
 }
+
+// addrSize is the units' address size.
+func (u *funcUnit) addrSize() int { return int(u.units[0].AddrSize) }
 
 // funcCandidate is one subprogram pahole would save for encoding ("function
 // state" in pahole). Type IDs are local to its unit's Spec. Names live in

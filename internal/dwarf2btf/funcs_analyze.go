@@ -56,7 +56,7 @@ func (s *funcScratch) analyze(u *funcUnit, abi *abiRegs, fi int32) {
 	params := s.params[sp.first : sp.first+sp.n]
 	changed := sp.flags&flagSignatureChanged != 0
 	trueSig := u.opts.Features.TrueSignature && changed
-	addrSize := int(u.unit.AddrSize)
+	addrSize := u.addrSize()
 	slotsOf := func(p *fparam) int {
 		if !abi.twoRegs || p.typeSize <= addrSize {
 			return 1

@@ -79,6 +79,7 @@ type fparam struct {
 	hasType  bool
 	fn       int32
 	idx      int32
+	unit     int32 // index in funcUnit.units, for its location lists
 
 	locForm  die.Form
 	locVal   uint64
@@ -120,7 +121,7 @@ func (s *funcScratch) reset(u *funcUnit) {
 	s.annots = s.annots[:0]
 	s.order = s.order[:0]
 	s.outStrs = s.outStrs[:0]
-	s.loc.reset(u.data.Sections(), u.unit)
+	s.loc.reset(u.data.Sections(), &u.units[0])
 }
 
 // DWARF attributes, tags and constants the function walk reads.
@@ -141,11 +142,23 @@ type fnFrame struct {
 	idx   int32
 }
 
-// walk reads the unit's DIEs (step 1).
+// walk reads the DIEs of the unit, or of every unit of a merged
+// conversion in order (step 1).
 func (s *funcScratch) walk(u *funcUnit) error {
 	r := u.data.NewReader()
 	s.reader = r
-	r.Seek(u.unit)
+	for k := range u.units {
+		r.Seek(&u.units[k])
+		if err := s.walkUnit(u, r, int32(k)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// walkUnit reads the DIEs of the unit r is positioned at, number k of
+// u.units.
+func (s *funcScratch) walkUnit(u *funcUnit, r *die.Reader, k int32) error {
 	var e die.Entry
 	var stack []fnFrame
 	declTags := u.opts.Features.DeclTag
@@ -175,7 +188,7 @@ func (s *funcScratch) walk(u *funcUnit) error {
 		case e.Tag == tagFormalParameter && parent.kind == 1:
 			fn := &s.subs[parent.idx]
 			p := paramFrom(&e)
-			p.fn, p.idx = parent.idx, fn.n
+			p.fn, p.idx, p.unit = parent.idx, fn.n, k
 			if fn.n == 0 {
 				fn.first = int32(len(s.params))
 			}
@@ -356,13 +369,18 @@ func (s *funcScratch) findParam(off uint64) int {
 // sizesAndLocations is step 2.
 func (s *funcScratch) sizesAndLocations(u *funcUnit) {
 	abi := abiFor(u.machine)
-	addrSize := int(u.unit.AddrSize)
+	addrSize := u.addrSize()
 	limit := addrSize
 	if abi.twoRegs {
 		limit = 2 * addrSize
 	}
+	cur := int32(0)
 	for i := range s.params {
 		p := &s.params[i]
+		if p.unit != cur {
+			cur = p.unit
+			s.loc.reset(u.data.Sections(), &u.units[cur])
+		}
 		typ := p.typ
 		if p.origin != 0 {
 			typ = 0
@@ -392,7 +410,7 @@ func typeByteSize(u *funcUnit, off uint64) int {
 		}
 		switch t.Kind() {
 		case btf.KindPtr:
-			return int(u.unit.AddrSize)
+			return u.addrSize()
 		case btf.KindInt, btf.KindFloat, btf.KindStruct, btf.KindUnion, btf.KindEnum, btf.KindEnum64:
 			return int(t.Size())
 		case btf.KindArray:

@@ -67,7 +67,7 @@ func convertWithFuncs(t testing.TB, path string, opts *Options) *btf.Spec {
 		t0 := time.Now()
 		runtime.ReadMemStats(&ms)
 		m0 := ms.Mallocs
-		cands, err := collectFuncs(&funcUnit{unit: &units[i], data: d, spec: c.spec, typeID: c.resolve,
+		cands, err := collectFuncs(&funcUnit{units: units[i : i+1], data: d, spec: c.spec, typeID: c.resolve,
 			producerClang: clang, machine: m.elf.Machine, elf: table, opts: opts, scratch: scratch})
 		if err != nil {
 			t.Fatalf("unit %d: %v", i, err)

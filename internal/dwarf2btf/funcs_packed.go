@@ -53,7 +53,7 @@ func btfSizeOf(u *funcUnit, id btf.TypeID) uint64 {
 		}
 		switch t.Kind() {
 		case btf.KindPtr:
-			return mult * uint64(u.unit.AddrSize)
+			return mult * uint64(u.addrSize())
 		case btf.KindInt, btf.KindFloat, btf.KindStruct, btf.KindUnion, btf.KindEnum, btf.KindEnum64:
 			return mult * uint64(t.Size())
 		case btf.KindArray:
@@ -83,7 +83,7 @@ func naturalAlign(u *funcUnit, id btf.TypeID, depth int) uint64 {
 		}
 		switch t.Kind() {
 		case btf.KindPtr:
-			return uint64(u.unit.AddrSize)
+			return uint64(u.addrSize())
 		case btf.KindInt, btf.KindFloat, btf.KindEnum, btf.KindEnum64:
 			return max(uint64(t.Size()), 1)
 		case btf.KindStruct, btf.KindUnion:

@@ -116,3 +116,18 @@ func parseAbbrevTable(sec []byte, off uint64) (*abbrevTable, error) {
 	}
 	return t, nil
 }
+
+// UsesForm reports whether any abbreviation of u's table has an attribute
+// of form f. pahole asks this of DW_FORM_ref_addr to decide whether units
+// refer into each other.
+func (u *Unit) UsesForm(f Form) bool {
+	if u.abbrevs == nil {
+		return false
+	}
+	for _, s := range u.abbrevs.specs {
+		if s.form == f {
+			return true
+		}
+	}
+	return false
+}
