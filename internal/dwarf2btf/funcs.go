@@ -42,7 +42,7 @@ type funcUnit struct {
 	// units is the unit, or all units of a merged conversion (merged.go),
 	// read in order as one.
 	units []die.Unit
-	data *die.Data // the file's DWARF
+	data  *die.Data // the file's DWARF
 
 	// spec is the unit's standalone BTF (IDs 1..n) and typeID maps the
 	// .debug_info offset of a type DIE to its ID in spec (0 for void, an
