@@ -21,6 +21,7 @@ import (
 // counterpart of that name, kind and size in the vmlinux BTF; and the split,
 // relocated back onto the vmlinux BTF as the kernel does at module load, is
 // structurally the split BTF gobtf writes without distilled_base (btfdiff).
+// A second run on the result replaces both sections and changes nothing.
 func TestEncodeModulesDistilled(t *testing.T) {
 	basePath := testutil.Reference(t, testutil.VmlinuxName+".kbuild.btf")
 	objcopy, err := exec.LookPath("objcopy")
@@ -48,6 +49,14 @@ func TestEncodeModulesDistilled(t *testing.T) {
 			}
 
 			mustGobtf(t, append([]string{"-J", "-j2", "--btf_base", basePath, ko}, flags...)...)
+			// Running again on the result replaces both sections with
+			// the same bytes: the whole file stays as it was. (Before
+			// objcopy below, which rewrites the file it reads.)
+			first := readFile(t, ko)
+			mustGobtf(t, append([]string{"-J", "-j2", "--btf_base", basePath, ko}, flags...)...)
+			if again := readFile(t, ko); !bytes.Equal(again, first) {
+				t.Errorf("a second run changed the module (%d bytes, then %d)", len(first), len(again))
+			}
 			splitPath, distPath := filepath.Join(dir, "split.btf"), filepath.Join(dir, "base.btf")
 			if out, err := exec.Command(objcopy, "--dump-section", ".BTF="+splitPath, "--dump-section", ".BTF.base="+distPath, ko).CombinedOutput(); err != nil {
 				t.Fatalf("objcopy: %v\n%s", err, out)
