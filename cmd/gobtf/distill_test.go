@@ -21,7 +21,8 @@ import (
 // counterpart of that name, kind and size in the vmlinux BTF; and the split,
 // relocated back onto the vmlinux BTF as the kernel does at module load, is
 // structurally the split BTF gobtf writes without distilled_base (btfdiff).
-// A second run on the result replaces both sections and changes nothing.
+// A second run on the result replaces both sections and changes nothing,
+// and gobtf dump reads the module on its .BTF.base or relocated onto --base.
 func TestEncodeModulesDistilled(t *testing.T) {
 	basePath := testutil.Reference(t, testutil.VmlinuxName+".kbuild.btf")
 	objcopy, err := exec.LookPath("objcopy")
@@ -78,6 +79,12 @@ func TestEncodeModulesDistilled(t *testing.T) {
 				t.Fatal(err)
 			}
 			tool(t, "btfdiff", "-base", basePath, relPath, plain)
+
+			// gobtf dump reads the module as libbpf 1.5+ does: on its
+			// .BTF.base (what bpftool prints for the raw sections), or
+			// relocated onto --base.
+			checkModuleDump(t, ko, "", split)
+			checkModuleDump(t, ko, basePath, rel)
 			plainSpec := parseBTFFile(t, plain, full)
 			t.Logf("%s: distilled base %d types (%d bytes), split %d types, of which %d copied from the base; plain split %d types",
 				m, dist.TypeCount(), len(readFile(t, distPath)), split.NumTypes(), split.NumTypes()-plainSpec.NumTypes(), plainSpec.NumTypes())
@@ -107,6 +114,26 @@ func checkBpftoolDump(t *testing.T, basePath, splitPath string, split *btf.Spec)
 	}
 	if !bytes.Equal(got, want.Bytes()) {
 		t.Errorf("bpftool's dump of the distilled split (%d bytes) differs from gobtf's (%d bytes)", len(got), want.Len())
+	}
+}
+
+// checkModuleDump checks that "gobtf dump [--base BASE] KO" prints want.
+func checkModuleDump(t *testing.T, ko, base string, want *btf.Spec) {
+	t.Helper()
+	args := []string{"dump", ko}
+	if base != "" {
+		args = []string{"dump", "--base", base, ko}
+	}
+	got, _, err := runGobtfDump(args...)
+	if err != nil {
+		t.Fatalf("gobtf %s: %v", strings.Join(args, " "), err)
+	}
+	var w bytes.Buffer
+	if err := want.Dump(&w); err != nil {
+		t.Fatal(err)
+	}
+	if got != w.String() {
+		t.Errorf("gobtf %s printed %d bytes, want %d bytes (the split on %s)", strings.Join(args, " "), len(got), w.Len(), map[bool]string{true: ".BTF.base", false: "the relocated base"}[base == ""])
 	}
 }
 
