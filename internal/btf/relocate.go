@@ -56,7 +56,9 @@ func Relocate(s *Spec, full *Spec) (*Spec, error) {
 			continue
 		}
 		t.ForEachTypeRef(func(w *uint32) {
-			for id := *w; id != 0; {
+			// The step bound stops a reference cycle in malformed
+			// input (a TYPEDEF chain back to itself).
+			for id, steps := *w, TypeID(0); id != 0 && steps <= s.TypeCount(); steps++ {
 				u := s.Type(id)
 				switch u.Kind() {
 				case KindConst, KindRestrict, KindVolatile, KindTypedef, KindTypeTag:
