@@ -27,7 +27,12 @@ lines below it, byte for byte as "bpftool btf dump file FILE" does.
 With --base, FILE is split BTF on top of the base BTF in that file (raw or
 ELF), as for kernel modules; only FILE's own types are printed, as with
 "bpftool -B BASE btf dump file FILE". A module's file under /sys/kernel/btf
-is read on /sys/kernel/btf/vmlinux unless --base is given.`,
+is read on /sys/kernel/btf/vmlinux unless --base is given.
+
+An ELF FILE with a .BTF.base section (an out-of-tree module built with the
+distilled_base feature) is read as libbpf 1.5 and later read it: its .BTF on
+that distilled base, or, with --base, relocated onto BASE as the kernel does
+when it loads the module.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDump(cmd, base, args[0])
@@ -73,10 +78,33 @@ func runDump(cmd *cobra.Command, basePath, path string) error {
 
 // loadDumpSpec reads and decodes the BTF of a raw BTF or ELF file. Every error
 // names the file.
+//
+// An ELF file with a .BTF.base section (an out-of-tree module built with the
+// distilled_base feature) holds split BTF on that distilled base, and is
+// read as libbpf (1.5 and later) reads it: on the distilled base, or, when a
+// base is given, relocated onto it (btf.Relocate), which is what the kernel
+// does when it loads the module.
 func loadDumpSpec(path string, base *btf.Spec) (*btf.Spec, error) {
-	data, err := elfio.ReadBTF(path)
+	data, dist, err := elfio.ReadSplitBTF(path)
 	if err != nil {
-		return nil, err // ReadBTF's errors already name the file.
+		return nil, err // ReadSplitBTF's errors already name the file.
+	}
+	if dist != nil {
+		distBase, err := btf.Parse(dist, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: section .BTF.base: %w", path, err)
+		}
+		spec, err := btf.Parse(data, distBase)
+		if err != nil {
+			return nil, fmt.Errorf("%s: section .BTF (on .BTF.base): %w", path, err)
+		}
+		if base == nil {
+			return spec, nil
+		}
+		if spec, err = btf.Relocate(spec, base); err != nil {
+			return nil, fmt.Errorf("%s: relocating .BTF from .BTF.base onto the base: %w", path, err)
+		}
+		return spec, nil
 	}
 	spec, err := btf.Parse(data, base)
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -161,6 +162,11 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 		return err
 	}
 	path := args[0]
+	if opts.Features.DistilledBase && o.base == "" && o.detached == "" {
+		// pahole fails the same way, after encoding: libbpf can only
+		// distill the base of split BTF.
+		return fmt.Errorf("%s: the distilled_base feature needs --btf_base", path)
+	}
 	var base *btf.Spec
 	if o.base != "" {
 		data, err := elfio.ReadBTF(o.base)
@@ -196,7 +202,13 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 	} else {
 		// Like pahole (through llvm-objcopy --add-section), add .BTF to
 		// the input file, or replace it; LLVM_OBJCOPY is not needed.
-		err = elfio.WriteSections(path, []elfio.NewSection{{Name: ".BTF", Data: out}})
+		secs := []elfio.NewSection{{Name: ".BTF", Data: out}}
+		if opts.Features.DistilledBase {
+			if secs, err = distilledSections(spec, order); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+		}
+		err = elfio.WriteSections(path, secs)
 	}
 	if err != nil {
 		return err
@@ -205,6 +217,24 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 		return printEncodeStats(cmd.ErrOrStderr(), &est, dst, encoded, time.Since(t), spec)
 	}
 	return nil
+}
+
+// distilledSections returns the sections pahole's distilled_base feature
+// writes into a module (ELF mode only; pahole ignores the feature for
+// detached output): .BTF, the split BTF relative to the distilled base, and
+// .BTF.base, the distilled base itself (btf.DistillBase), in that order.
+func distilledSections(spec *btf.Spec, order binary.ByteOrder) ([]elfio.NewSection, error) {
+	if spec.Base() == nil {
+		return nil, errors.New("the distilled_base feature needs --btf_base")
+	}
+	base, split, err := btf.DistillBase(spec)
+	if err != nil {
+		return nil, fmt.Errorf("distilling the base BTF: %w", err)
+	}
+	return []elfio.NewSection{
+		{Name: ".BTF", Data: split.Marshal(order)},
+		{Name: ".BTF.base", Data: base.Marshal(order)},
+	}, nil
 }
 
 // stringAction is a flag whose value is handed to fn when it is parsed.

@@ -23,7 +23,7 @@ type Features struct {
 	ConsistentFunc    bool // consistent_func: skip functions whose prototypes disagree
 	DeclTagKfuncs     bool // decl_tag_kfuncs: bpf_kfunc DECL_TAG on kfuncs
 	ReproducibleBuild bool // reproducible_build: output independent of -j (always true here)
-	DistilledBase     bool // distilled_base: .BTF.base for out-of-tree modules
+	DistilledBase     bool // distilled_base: with --btf_base in ELF mode, also .BTF.base (btf.DistillBase)
 	GlobalVar         bool // global_var: variables of every data section, not just per-CPU
 	Attributes        bool // attributes: __attribute__ tags as DECL_TAG/TYPE_TAG with kind_flag
 	TrueSignature     bool // true_signature: encode the signature after optimization
@@ -57,6 +57,7 @@ var featureDefs = []featureDef{
 	{"consistent_func", func(f *Features) *bool { return &f.ConsistentFunc }, true},
 	{"decl_tag_kfuncs", func(f *Features) *bool { return &f.DeclTagKfuncs }, true},
 	{"reproducible_build", func(f *Features) *bool { return &f.ReproducibleBuild }, false},
+	{"distilled_base", func(f *Features) *bool { return &f.DistilledBase }, false},
 	{"global_var", func(f *Features) *bool { return &f.GlobalVar }, false},
 	{"attributes", func(f *Features) *bool { return &f.Attributes }, false},
 	{"true_signature", func(f *Features) *bool { return &f.TrueSignature }, false},
