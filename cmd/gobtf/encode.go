@@ -201,12 +201,17 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 		err = writeFileAtomic(o.detached, out)
 	} else {
 		// Like pahole (through llvm-objcopy --add-section), add .BTF to
-		// the input file, or replace it; LLVM_OBJCOPY is not needed.
+		// the input file, or replace it; LLVM_OBJCOPY is not needed. Like
+		// pahole, replace an allocated .BTF (a finished vmlinux's) even
+		// when the new one has another size.
 		secs := []elfio.NewSection{{Name: ".BTF", Data: out}}
 		if opts.Features.DistilledBase {
 			if secs, err = distilledSections(spec, order); err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
+		}
+		for i := range secs {
+			secs[i].MayMove = true
 		}
 		err = elfio.WriteSections(path, secs)
 	}

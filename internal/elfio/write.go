@@ -21,6 +21,13 @@ type NewSection struct {
 	// Align is the section's sh_addralign and the alignment of its file
 	// offset; 0 means 1 (what llvm-objcopy --add-section gives .BTF).
 	Align uint64
+	// MayMove lets an allocated section be replaced by data of another
+	// size: the data goes to the end of the file and the section header
+	// points there, keeping the section's address and flags, while the
+	// original bytes stay where the program headers map them. That is
+	// what rewriting .BTF of a finished vmlinux (whose .BTF is allocated)
+	// needs, as pahole allows it; for other sections it is refused.
+	MayMove bool
 }
 
 // WriteSections adds each section of secs to the ELF file at path, or
@@ -32,8 +39,8 @@ type NewSection struct {
 // appended at the end of the section header table so that no existing
 // section index changes. A replaced section keeps its index and name; its
 // type becomes SHT_PROGBITS. An allocated section (SHF_ALLOC, or inside a
-// loadable segment) cannot move, so it can only be replaced by data of
-// exactly its size, which is written in place.
+// loadable segment) is rewritten in place when the data has exactly its
+// size; data of another size is refused unless the section MayMove.
 //
 // Layout: every byte the file's headers still refer to (the ELF header, the
 // program header table, every segment, every kept section) stays at its
@@ -144,12 +151,16 @@ func makePlan(f *elfFile, r io.ReaderAt, secs []NewSection) (*plan, error) {
 			return nil, err
 		}
 		if old.flags&shfAlloc != 0 || f.inLoadSegment(old) {
-			if uint64(len(s.Data)) != old.size || old.typ == shtNobits {
+			if uint64(len(s.Data)) == old.size && old.typ != shtNobits {
+				p.patch = append(p.patch, patch{old.off, s.Data})
+				continue
+			}
+			if !s.MayMove {
 				return nil, fmt.Errorf("section %s (index %d) at offset %#x is allocated (loaded at run time); it cannot move, so it can only be replaced by data of its own size (%d bytes, not %d)",
 					s.Name, idx, old.off, old.size, len(s.Data))
 			}
-			p.patch = append(p.patch, patch{old.off, s.Data})
-			continue
+			// Moved: the segment keeps the old bytes (keepEnd covers
+			// every segment), the header points at the new ones.
 		}
 		h := &hdrs[idx]
 		h.typ, h.flags, h.size, h.align, h.entsize = shtProgbits, old.flags&^shfCompressed, uint64(len(s.Data)), align, 0

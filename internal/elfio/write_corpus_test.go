@@ -2,6 +2,7 @@ package elfio
 
 import (
 	"bytes"
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,14 +77,15 @@ func TestWriteSectionsVmlinux(t *testing.T) {
 		t.Logf("WriteSections(%s, %d sections, %d bytes): %v", filepath.Base(path), len(secs), len(secs[0].Data), time.Since(start))
 	}
 
-	// The allocated .BTF cannot move: data of another size is refused...
+	// The allocated .BTF does not move unless asked: data of another size
+	// is refused...
 	work := filepath.Join(dir, "vmlinux")
 	copyFile(t, vmlinux, work)
 	err = WriteSections(work, []NewSection{{Name: ".BTF", Data: kbuild}})
 	if err == nil || !strings.Contains(err.Error(), "allocated") {
 		t.Fatalf("replacing the allocated .BTF with other-sized data: error %v", err)
 	}
-	// ... and data of its size is written in place.
+	// ... data of its size is written in place ...
 	own := dumpSection(t, vmlinux, ".BTF")
 	checkWrittenTimed := func(in string, secs []NewSection) string {
 		out := filepath.Join(dir, "out")
@@ -103,6 +105,30 @@ func TestWriteSectionsVmlinux(t *testing.T) {
 		t.Errorf("bpftool dumps %d types from the written vmlinux's .BTF, %d from the original", n, want)
 	}
 	os.Remove(out)
+	// ... and with MayMove, data of another size goes to the end of the
+	// file, as gobtf -J does on a finished vmlinux: every other section and
+	// every segment unchanged, the section keeps its address and flags,
+	// and bpftool reads the new BTF (the reference's 94,547 types).
+	// eu-elflint then notes what moving implies: the section's header no
+	// longer lies in the segment that maps its address, and the linker's
+	// __start/__stop symbols still bound the old bytes.
+	moved := filepath.Join(dir, "moved")
+	movedSecs := []NewSection{{Name: ".BTF", Data: kbuild, MayMove: true}}
+	copyFile(t, vmlinux, moved)
+	timed(moved, movedSecs)
+	checkWritten(t, vmlinux, moved, movedSecs)
+	if got := dumpSection(t, moved, ".BTF"); !bytes.Equal(got, kbuild) {
+		t.Errorf("objcopy --dump-section .BTF differs from the data written")
+	}
+	checkToolsExcept(t, moved, []string{vmlinux}, []string{"'.BTF': alloc flag set but section not in any loaded segment", "_BTF): st_value out of bounds"}, "-h", "-S", "-l", "-W")
+	if n, want := bpftoolDump(t, moved, ""), bpftoolDump(t, kbuildPath, ""); n != want || n == 0 {
+		t.Errorf("bpftool dumps %d types from the moved .BTF, %d from the reference", n, want)
+	}
+	oldSec, newSec := elfSection(t, vmlinux, ".BTF"), elfSection(t, moved, ".BTF")
+	if oldSec.Addr != newSec.Addr || oldSec.Flags != newSec.Flags || newSec.Offset <= oldSec.Offset || newSec.Size != uint64(len(kbuild)) {
+		t.Errorf("moved .BTF: %+v, was %+v", newSec.SectionHeader, oldSec.SectionHeader)
+	}
+	os.Remove(moved)
 
 	// Without .BTF (removed by objcopy), kbuild's BTF is added like pahole -J
 	// would, and bpftool reads it: the reference's 94,547 types.
@@ -115,4 +141,20 @@ func TestWriteSectionsVmlinux(t *testing.T) {
 	if n, want := bpftoolDump(t, out, ""), bpftoolDump(t, kbuildPath, ""); n != want || n != 94547 {
 		t.Errorf("bpftool dumps %d types from the written vmlinux, %d from the raw file, want 94,547", n, want)
 	}
+}
+
+// elfSection returns the named section of the ELF file at path, read with
+// debug/elf.
+func elfSection(t *testing.T, path, name string) *elf.Section {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	s := f.Section(name)
+	if s == nil {
+		t.Fatalf("%s has no section %s", path, name)
+	}
+	return s
 }
