@@ -22,9 +22,11 @@ type NewSection struct {
 	// offset; 0 means 1 (what llvm-objcopy --add-section gives .BTF).
 	Align uint64
 	// MayMove lets an allocated section be replaced by data of another
-	// size: the data goes to the end of the file and the section header
-	// points there, keeping the section's address and flags, while the
-	// original bytes stay where the program headers map them. That is
+	// size. Smaller data is written in place, the rest of the old bytes
+	// zeroed and the section's size reduced, so it stays inside the segment
+	// that maps it. Larger data goes to the end of the file and the section
+	// header points there, keeping the section's address and flags, while
+	// the original bytes stay where the program headers map them. That is
 	// what rewriting .BTF of a finished vmlinux (whose .BTF is allocated)
 	// needs, as pahole allows it; for other sections it is refused.
 	MayMove bool
@@ -158,6 +160,13 @@ func makePlan(f *elfFile, r io.ReaderAt, secs []NewSection) (*plan, error) {
 			if !s.MayMove {
 				return nil, fmt.Errorf("section %s (index %d) at offset %#x is allocated (loaded at run time); it cannot move, so it can only be replaced by data of its own size (%d bytes, not %d)",
 					s.Name, idx, old.off, old.size, len(s.Data))
+			}
+			if uint64(len(s.Data)) < old.size && old.typ != shtNobits {
+				// Shrunk in place.
+				data := append(append([]byte(nil), s.Data...), make([]byte, old.size-uint64(len(s.Data)))...)
+				p.patch = append(p.patch, patch{old.off, data})
+				hdrs[idx].size = uint64(len(s.Data))
+				continue
 			}
 			// Moved: the segment keeps the old bytes (keepEnd covers
 			// every segment), the header points at the new ones.

@@ -105,30 +105,42 @@ func TestWriteSectionsVmlinux(t *testing.T) {
 		t.Errorf("bpftool dumps %d types from the written vmlinux's .BTF, %d from the original", n, want)
 	}
 	os.Remove(out)
-	// ... and with MayMove, data of another size goes to the end of the
-	// file, as gobtf -J does on a finished vmlinux: every other section and
-	// every segment unchanged, the section keeps its address and flags,
-	// and bpftool reads the new BTF (the reference's 94,547 types).
-	// eu-elflint then notes what moving implies: the section's header no
-	// longer lies in the segment that maps its address, and the linker's
-	// __start/__stop symbols still bound the old bytes.
-	moved := filepath.Join(dir, "moved")
-	movedSecs := []NewSection{{Name: ".BTF", Data: kbuild, MayMove: true}}
-	copyFile(t, vmlinux, moved)
-	timed(moved, movedSecs)
-	checkWritten(t, vmlinux, moved, movedSecs)
-	if got := dumpSection(t, moved, ".BTF"); !bytes.Equal(got, kbuild) {
-		t.Errorf("objcopy --dump-section .BTF differs from the data written")
+	// ... and with MayMove, as gobtf -J asks, data of another size is
+	// accepted: smaller data (here kbuild's BTF) is written in place and the
+	// section shrinks; larger data goes to the end of the file. The section
+	// keeps its address and flags, every segment and every other section
+	// is unchanged, and bpftool reads the new BTF.
+	for _, tc := range []struct {
+		name  string
+		data  []byte
+		moves bool
+		allow []string // eu-elflint lines that resizing implies
+	}{
+		{"shrunk", kbuild, false, []string{"_BTF): st_value out of bounds"}},
+		{"grown", append(append([]byte(nil), own...), make([]byte, 4096)...), true,
+			[]string{"'.BTF': alloc flag set but section not in any loaded segment", "_BTF): st_value out of bounds"}},
+	} {
+		out := filepath.Join(dir, tc.name)
+		secs := []NewSection{{Name: ".BTF", Data: tc.data, MayMove: true}}
+		copyFile(t, vmlinux, out)
+		timed(out, secs)
+		checkWritten(t, vmlinux, out, secs)
+		if got := dumpSection(t, out, ".BTF"); !bytes.Equal(got, tc.data) {
+			t.Errorf("%s: objcopy --dump-section .BTF differs from the data written", tc.name)
+		}
+		checkToolsExcept(t, out, []string{vmlinux}, tc.allow, "-h", "-S", "-l", "-W")
+		oldSec, newSec := elfSection(t, vmlinux, ".BTF"), elfSection(t, out, ".BTF")
+		if oldSec.Addr != newSec.Addr || oldSec.Flags != newSec.Flags || newSec.Size != uint64(len(tc.data)) ||
+			(newSec.Offset != oldSec.Offset) != tc.moves {
+			t.Errorf("%s .BTF: %+v, was %+v", tc.name, newSec.SectionHeader, oldSec.SectionHeader)
+		}
+		if !tc.moves {
+			if n, want := bpftoolDump(t, out, ""), bpftoolDump(t, kbuildPath, ""); n != want || n == 0 {
+				t.Errorf("bpftool dumps %d types from the rewritten .BTF, %d from the reference", n, want)
+			}
+		}
+		os.Remove(out)
 	}
-	checkToolsExcept(t, moved, []string{vmlinux}, []string{"'.BTF': alloc flag set but section not in any loaded segment", "_BTF): st_value out of bounds"}, "-h", "-S", "-l", "-W")
-	if n, want := bpftoolDump(t, moved, ""), bpftoolDump(t, kbuildPath, ""); n != want || n == 0 {
-		t.Errorf("bpftool dumps %d types from the moved .BTF, %d from the reference", n, want)
-	}
-	oldSec, newSec := elfSection(t, vmlinux, ".BTF"), elfSection(t, moved, ".BTF")
-	if oldSec.Addr != newSec.Addr || oldSec.Flags != newSec.Flags || newSec.Offset <= oldSec.Offset || newSec.Size != uint64(len(kbuild)) {
-		t.Errorf("moved .BTF: %+v, was %+v", newSec.SectionHeader, oldSec.SectionHeader)
-	}
-	os.Remove(moved)
 
 	// Without .BTF (removed by objcopy), kbuild's BTF is added like pahole -J
 	// would, and bpftool reads it: the reference's 94,547 types.
