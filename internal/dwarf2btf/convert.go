@@ -20,6 +20,12 @@ type target struct {
 	debugAddr    []byte
 	elf          *elfInfo
 	infoSize     int // bytes of .debug_info, to size the output up front
+
+	// doneWith, when not nil, is told after unit i has been joined (so
+	// every unit before it has been too): the bytes of .debug_info up to
+	// the end of unit i are no longer needed and may be dropped from
+	// memory (they stay readable; see mappedFile.release).
+	doneWith func(i int)
 }
 
 // newTarget describes f; addrs, when not nil, are the section addresses to
@@ -102,6 +108,9 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 				perUnit[i], shifts[i] = r.funcs, shift
 			}
 			pool <- r.c
+			if tgt.doneWith != nil {
+				tgt.doneWith(i)
+			}
 		}
 		joined <- first
 	}()
@@ -197,12 +206,14 @@ func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
 // over the given sections (decompressed and, for relocatable files,
 // relocated).
 func ConvertTypes(f *elf.File, secs *die.Sections, opts *Options) (*btf.Spec, error) {
-	return convertTypes(f, secs, nil, opts)
+	return convertTypes(f, secs, nil, nil, opts)
 }
 
 // convertTypes is ConvertTypes with the sections of f placed at addrs (nil:
-// at their sh_addr), the addresses secs were relocated against.
-func convertTypes(f *elf.File, secs *die.Sections, addrs []uint64, opts *Options) (*btf.Spec, error) {
+// at their sh_addr), the addresses secs were relocated against. release,
+// when not nil, is handed the parts of secs.Info that have been converted,
+// as the conversion goes on.
+func convertTypes(f *elf.File, secs *die.Sections, addrs []uint64, release func([]byte), opts *Options) (*btf.Spec, error) {
 	d, err := die.New(secs)
 	if err != nil {
 		return nil, err
@@ -216,7 +227,18 @@ func convertTypes(f *elf.File, secs *die.Sections, addrs []uint64, opts *Options
 		return nil, err
 	}
 	fs := &funcSource{data: d, units: units, table: table, machine: f.Machine}
-	return convertUnits(len(units), open, newTarget(f, opts, secs.Addr, len(secs.Info), addrs), fs, opts)
+	tgt := newTarget(f, opts, secs.Addr, len(secs.Info), addrs)
+	if release != nil {
+		var from uint64 // secs.Info[:from] has been released
+		tgt.doneWith = func(i int) {
+			u := &units[i]
+			if u.Section == die.SecInfo && u.End > from && u.End <= uint64(len(secs.Info)) {
+				release(secs.Info[from:u.End])
+				from = u.End
+			}
+		}
+	}
+	return convertUnits(len(units), open, tgt, fs, opts)
 }
 
 // SectionsStd reads the DWARF sections of f with debug/elf (decompressing
