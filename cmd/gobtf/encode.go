@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -176,6 +177,11 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The conversion's working memory (DWARF abbreviation tables, symbol
+	// tables, per-unit buffers) is garbage now: hand it back to the system
+	// before deduplication allocates its own, so that the two never add up
+	// in the peak resident memory.
+	debug.FreeOSMemory()
 	var dst *dedup.Stats
 	order := spec.ByteOrder()
 	if base != nil {

@@ -229,12 +229,25 @@ func convertTypes(f *elf.File, secs *die.Sections, addrs []uint64, release func(
 	fs := &funcSource{data: d, units: units, table: table, machine: f.Machine}
 	tgt := newTarget(f, opts, secs.Addr, len(secs.Info), addrs)
 	if release != nil {
+		// die.New has parsed every abbreviation table, and its walk
+		// over the unit headers touched pages all over .debug_info.
+		release(secs.Abbrev)
+		release(secs.Info)
 		var from uint64 // secs.Info[:from] has been released
 		tgt.doneWith = func(i int) {
 			u := &units[i]
 			if u.Section == die.SecInfo && u.End > from && u.End <= uint64(len(secs.Info)) {
 				release(secs.Info[from:u.End])
 				from = u.End
+			}
+			// Location and range lists are reached through offsets
+			// in DIEs, not unit by unit, so every 64 units they are
+			// released whole: the units being converted read back
+			// the few pages they still need, and those of units
+			// already done stop counting.
+			if i%64 == 63 {
+				release(secs.LocLists)
+				release(secs.RngLists)
 			}
 		}
 	}
