@@ -179,6 +179,7 @@ func (d *Data) TypeBySignature(sig uint64) (sec Section, off uint64, ok bool) {
 func (d *Data) parseUnits(sec Section, b []byte, tables map[uint64]*abbrevTable) ([]Unit, error) {
 	name := sec.String()
 	var units []Unit
+	var scratch abbrevScratch
 	for p := 0; p < len(b); {
 		u := Unit{Section: sec, Offset: uint64(p), d: d}
 		if len(b)-p < 4 {
@@ -264,7 +265,7 @@ func (d *Data) parseUnits(sec Section, b []byte, tables map[uint64]*abbrevTable)
 		t, ok := tables[u.AbbrevOffset]
 		if !ok {
 			var err error
-			if t, err = parseAbbrevTable(d.sec.Abbrev, u.AbbrevOffset); err != nil {
+			if t, err = parseAbbrevTable(d.sec.Abbrev, u.AbbrevOffset, &scratch); err != nil {
 				return nil, err
 			}
 			tables[u.AbbrevOffset] = t

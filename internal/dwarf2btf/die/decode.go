@@ -96,7 +96,7 @@ func (r *Reader) decodeAttrs(u *Unit, a *abbrev, p int, e *Entry) (int, error) {
 			}
 			v, p = uint64(sv), np
 		case FormImplicitConst:
-			v = uint64(s.implicit)
+			v = uint64(u.abbrevs.implicit[s.implicit])
 		case FormFlagPresent:
 			v = 1
 		case FormRef1, FormRef2, FormRef8:
