@@ -236,16 +236,16 @@ func convertTypes(f *elf.File, secs *die.Sections, addrs []uint64, release func(
 		var from uint64 // secs.Info[:from] has been released
 		tgt.doneWith = func(i int) {
 			u := &units[i]
-			if u.Section == die.SecInfo && u.End > from && u.End <= uint64(len(secs.Info)) {
+			// In steps of 8 MB: each call costs a TLB flush on every
+			// CPU running the process, whatever its length.
+			if u.Section == die.SecInfo && u.End >= from+8<<20 && u.End <= uint64(len(secs.Info)) {
 				release(secs.Info[from:u.End])
 				from = u.End
-			}
-			// Location and range lists are reached through offsets
-			// in DIEs, not unit by unit, so every 64 units they are
-			// released whole: the units being converted read back
-			// the few pages they still need, and those of units
-			// already done stop counting.
-			if i%64 == 63 {
+				// Location and range lists are reached through
+				// offsets in DIEs, not unit by unit, so they are
+				// released whole: the units being converted read
+				// back the few pages they still need, and those of
+				// units already done stop counting.
 				release(secs.LocLists)
 				release(secs.RngLists)
 			}
