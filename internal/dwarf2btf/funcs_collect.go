@@ -149,6 +149,7 @@ func (s *funcScratch) walk(u *funcUnit) error {
 	var e die.Entry
 	var stack []fnFrame
 	declTags := u.opts.Features.DeclTag
+	cUnit := isCLanguage(u.unit.Language)
 	for {
 		ok, err := r.Next(&e)
 		if err != nil {
@@ -166,6 +167,14 @@ func (s *funcScratch) walk(u *funcUnit) error {
 		var parent fnFrame
 		if len(stack) > 0 {
 			parent = stack[len(stack)-1]
+		}
+		if e.Children && skipsFuncs(e.Tag, cUnit) {
+			// Nothing the walk collects can be below: step over the
+			// subtree without decoding it.
+			if err := r.SkipChildren(); err != nil {
+				return fmt.Errorf("functions: %w", err)
+			}
+			continue
 		}
 		f := fnFrame{depth: e.Depth}
 		switch {
@@ -208,6 +217,30 @@ func (s *funcScratch) walk(u *funcUnit) error {
 		stack = stack[:len(stack)-1]
 	}
 	return nil
+}
+
+// skipsFuncs reports whether the children of a DIE with the given tag can
+// hold nothing the function walk collects (subprograms, their parameters and
+// annotations): those of enumerations, arrays and subroutine types never do
+// (parameters of a subroutine type are not a function's), and in C, where no
+// function is defined inside a type, neither do those of structs and unions.
+func skipsFuncs(tag uint32, cUnit bool) bool {
+	switch tag {
+	case tagEnumerationType, tagArrayType, tagSubroutineType:
+		return true
+	case tagStructureType, tagUnionType:
+		return cUnit
+	}
+	return false
+}
+
+// isCLanguage reports whether a DW_AT_language value is a version of C.
+func isCLanguage(lang uint64) bool {
+	switch lang {
+	case 0x01, 0x02, 0x0c, 0x1d, 0x2c: // DW_LANG_C89, C, C99, C11, C17
+		return true
+	}
+	return false
 }
 
 // closeFrame finishes a subprogram or parameter whose children have been
