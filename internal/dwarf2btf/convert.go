@@ -28,11 +28,12 @@ type target struct {
 	doneWith func(i int)
 }
 
-// newTarget describes f; addrs, when not nil, are the section addresses to
-// place variables by (see elfio.File.OfflineLayout), else the headers' own.
-func newTarget(f *elf.File, opts *Options, debugAddr []byte, infoSize int, addrs []uint64) *target {
+// newTarget describes f, whose symbols are syms; addrs, when not nil, are the
+// section addresses to place variables by (see elfio.File.OfflineLayout),
+// else the headers' own.
+func newTarget(f *elf.File, syms []elf.Symbol, opts *Options, debugAddr []byte, infoSize int, addrs []uint64) *target {
 	t := &target{littleEndian: f.ByteOrder == binary.LittleEndian, addrSize: 8, debugAddr: debugAddr,
-		elf: newElfInfo(f, &opts.Features, addrs), infoSize: infoSize}
+		elf: newElfInfo(f, syms, &opts.Features, addrs), infoSize: infoSize}
 	if f.Class == elf.ELFCLASS32 {
 		t.addrSize = 4
 	}
@@ -199,7 +200,8 @@ func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
 	open := func(i int) (dieStream, string) {
 		return newStdStream(d, units[i]), fmt.Sprintf("unit at .debug_info offset %#x", units[i])
 	}
-	return convertUnits(len(units), open, newTarget(f, opts, debugAddr, 0, nil), nil, opts)
+	syms, _ := f.Symbols()
+	return convertUnits(len(units), open, newTarget(f, syms, opts, debugAddr, 0, nil), nil, opts)
 }
 
 // ConvertTypes converts like ConvertTypesStd with gobtf's own DIE decoder
@@ -214,20 +216,34 @@ func ConvertTypes(f *elf.File, secs *die.Sections, opts *Options) (*btf.Spec, er
 // when not nil, is handed the parts of secs.Info that have been converted,
 // as the conversion goes on.
 func convertTypes(f *elf.File, secs *die.Sections, addrs []uint64, release func([]byte), opts *Options) (*btf.Spec, error) {
+	// The ELF side (symbols, function table, sections) is read while the
+	// DWARF units are indexed: neither needs the other.
+	var (
+		table  *elfFuncs
+		tgt    *target
+		elfErr error
+		ready  = make(chan struct{})
+	)
+	go func() {
+		defer close(ready)
+		syms, err := f.Symbols()
+		if table, elfErr = newElfFuncsFrom(f, syms, err, opts); elfErr == nil {
+			tgt = newTarget(f, syms, opts, secs.Addr, len(secs.Info), addrs)
+		}
+	}()
 	d, err := die.New(secs)
+	<-ready
 	if err != nil {
 		return nil, err
+	}
+	if elfErr != nil {
+		return nil, elfErr
 	}
 	units := d.Units()
 	open := func(i int) (dieStream, string) {
 		return newFastStream(d, &units[i]), fmt.Sprintf("unit at .debug_info offset %#x", units[i].Offset)
 	}
-	table, err := newElfFuncsStd(f, opts)
-	if err != nil {
-		return nil, err
-	}
 	fs := &funcSource{data: d, units: units, table: table, machine: f.Machine}
-	tgt := newTarget(f, opts, secs.Addr, len(secs.Info), addrs)
 	if release != nil {
 		// die.New has parsed every abbreviation table, and its walk
 		// over the unit headers touched pages all over .debug_info.
