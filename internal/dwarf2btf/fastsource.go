@@ -15,6 +15,7 @@ type fastStream struct {
 // newFastStream positions a reader of d on unit u.
 func newFastStream(d *die.Data, u *die.Unit) *fastStream {
 	s := &fastStream{r: d.NewReader()}
+	s.r.SetLazyStrings(true) // fillDigestFast reads strings with Field.Str
 	s.r.Seek(u)
 	return s
 }
@@ -83,7 +84,7 @@ func fillDigestFast(d *digest, e *die.Entry) {
 		f := &e.Fields[i]
 		switch f.Attr {
 		case atName:
-			d.name = f.Str()
+			d.nameField, d.lazyName = *f, true
 		case atType:
 			if f.IsRef() {
 				d.typ, d.hasTyp = f.Val, true

@@ -144,6 +144,7 @@ type fnFrame struct {
 // walk reads the unit's DIEs (step 1).
 func (s *funcScratch) walk(u *funcUnit) error {
 	r := u.data.NewReader()
+	r.SetLazyStrings(true) // strings are read with Field.Str only
 	s.reader = r
 	r.Seek(u.unit)
 	var e die.Entry

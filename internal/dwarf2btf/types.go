@@ -177,7 +177,7 @@ func (c *cuTypes) add(d *digest, k btf.Kind) int {
 func (c *cuTypes) baseType(d *digest) {
 	i := c.add(d, btf.KindInt)
 	r := &c.recs[i]
-	name := d.name
+	name := d.nm()
 	size := d.byteSize
 	switch {
 	case d.encoding == ateSigned || d.encoding == ateSignedChar:
@@ -204,7 +204,7 @@ func (c *cuTypes) baseType(d *digest) {
 func (c *cuTypes) enumType(d *digest, signed bool) int {
 	i := c.add(d, btf.KindEnum)
 	r := &c.recs[i]
-	r.name = c.str(d.name)
+	r.name = c.str(d.nm())
 	r.size = uint32(d.byteSize)
 	if r.size == 0 {
 		r.size = 4

@@ -116,7 +116,7 @@ type secEntry struct {
 
 // variable records a top-level DW_TAG_variable.
 func (c *cuTypes) variable(d *digest) {
-	v := varRec{off: d.off, name: d.name, ref: d.typ, spec: d.specification, external: d.external,
+	v := varRec{off: d.off, name: d.nm(), ref: d.typ, spec: d.specification, external: d.external,
 		decl: d.declaration, artif: d.artificial}
 	if !d.declaration {
 		v.addr, v.isStatic = staticAddress(d.location, c.addrSize, c.littleEndian, c.addrx)

@@ -16,6 +16,7 @@ type Reader struct {
 	depth int
 	done  bool
 	raw   bool // leave index forms unresolved (used while reading unit DIEs)
+	lazy  bool // see SetLazyStrings
 
 	// The DIE last returned by Next, for SkipChildren.
 	lastValid    bool
@@ -26,6 +27,13 @@ type Reader struct {
 
 // NewReader returns a Reader of d, positioned nowhere: call Seek first.
 func (d *Data) NewReader() *Reader { return &Reader{d: d, done: true} }
+
+// SetLazyStrings makes r leave the end of strp and line_strp strings for
+// Field.Str to find, when the string section ends with a NUL (so the string
+// is known to be terminated): a walk that reads the strings of few of the
+// DIEs it decodes then does not scan the others. Field.Data of such a string
+// runs on past it; callers must read it with Field.Str.
+func (r *Reader) SetLazyStrings(on bool) { r.lazy = on }
 
 // Seek positions r at the unit DIE of u, which must be one of d's units.
 func (r *Reader) Seek(u *Unit) {
