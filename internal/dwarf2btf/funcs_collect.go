@@ -145,6 +145,7 @@ type fnFrame struct {
 func (s *funcScratch) walk(u *funcUnit) error {
 	r := u.data.NewReader()
 	r.SetLazyStrings(true) // strings are read with Field.Str only
+	r.SetFilter(funcWalkKeeps)
 	s.reader = r
 	r.Seek(u.unit)
 	var e die.Entry
@@ -218,6 +219,20 @@ func (s *funcScratch) walk(u *funcUnit) error {
 		stack = stack[:len(stack)-1]
 	}
 	return nil
+}
+
+// funcWalkKeeps reports whether the function walk reads anything of a DIE
+// with the given tag: subprograms, parameters and annotations. The others
+// (locals, lexical blocks, inlined calls, call sites, ...) are stepped over
+// unread, keeping only their place in the tree.
+func funcWalkKeeps(tag uint32, depth int) bool {
+	switch tag {
+	case tagSubprogram, tagFormalParameter, tagUnspecifiedParams, tagLLVMAnnotation, tagGNUAnnotation:
+		return true
+	}
+	// Types whose subtrees skipsFuncs steps over are read for their
+	// DW_AT_sibling.
+	return depth == 0 || skipsFuncs(tag, true)
 }
 
 // skipsFuncs reports whether the children of a DIE with the given tag can
