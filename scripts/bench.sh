@@ -59,6 +59,8 @@ report() {
 }
 
 echo "bench: $RUNS alternating runs each; inputs from $SHARED"
+# Other work on the machine skews wall times (CPU times less so): say how busy it was.
+echo "bench: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
 
 # Deduplication alone: the 3.4 M-type one-to-one vmlinux BTF.
 for i in $(seq "$RUNS"); do
@@ -68,29 +70,41 @@ done
 report "dedup of the 3,408,561-type vmlinux BTF" gobtf-dedup libbpf-btfdedup
 bin/gobtf dedup --stats "$UNDEDUP" "$WORK/g.btf" 2>&1 >/dev/null | sed 's/^/  gobtf: /' || true
 
-# The whole encoding of the vmlinux, with the flags Linux 6.1's pahole-flags.sh
-# gives pahole 1.24 (apt's version, the peer measured here).
+# The whole encoding of the vmlinux, both with -j2. gobtf gets the kernel-build
+# flags of ../shared/reference/README.md (KFLAGS, what Linux 6.7+ passes to
+# pahole >= 1.30, and what gobtf's output is checked against). pahole 1.24
+# (apt's version, the peer measured here) has no --btf_features, so it gets
+# what Linux 6.1's pahole-flags.sh gives that version; with it pahole does
+# less than gobtf does with KFLAGS (no kfunc decl tags, no consistency checks
+# of function prototypes).
 if command -v pahole >/dev/null; then
   VMLINUX=$(unxz_cached "$SHARED/corpus/vmlinux-6.1.0-56-cloud-amd64.xz")
-  FLAGS="-j2 --btf_gen_floats --lang_exclude=rust"
+  KFLAGS="-j2 --btf_features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs,attributes --lang_exclude=rust"
+  PFLAGS="-j2 --btf_gen_floats --lang_exclude=rust"
+  echo "bench: gobtf -J $KFLAGS"
+  echo "bench: pahole $(pahole --version) -J $PFLAGS"
   for i in $(seq "$RUNS"); do
-    measure gobtf-J-vmlinux bin/gobtf -J $FLAGS --btf_encode_detached="$WORK/g.vmlinux.btf" "$VMLINUX"
-    measure pahole-J-vmlinux pahole -J $FLAGS --btf_encode_detached="$WORK/p.vmlinux.btf" "$VMLINUX"
+    measure gobtf-J-vmlinux bin/gobtf -J $KFLAGS --btf_encode_detached="$WORK/g.vmlinux.btf" "$VMLINUX"
+    measure pahole-J-vmlinux pahole -J $PFLAGS --btf_encode_detached="$WORK/p.vmlinux.btf" "$VMLINUX"
   done
   report "pahole -J on the vmlinux (-j2)" gobtf-J-vmlinux pahole-J-vmlinux
-  bin/gobtf -J $FLAGS --stats --btf_encode_detached="$WORK/g.vmlinux.btf" "$VMLINUX" 2>&1 >/dev/null | sed 's/^/  gobtf: /'
+  bin/gobtf -J $KFLAGS --stats --btf_encode_detached="$WORK/g.vmlinux.btf" "$VMLINUX" 2>&1 >/dev/null | sed 's/^/  gobtf: /'
+  # -j1 and -j2 alternate too, so that both meet the same machine state.
   for i in $(seq "$RUNS"); do
-    measure gobtf-J-vmlinux-j1 bin/gobtf -J ${FLAGS/-j2/-j1} --btf_encode_detached="$WORK/g.vmlinux.btf" "$VMLINUX"
+    measure gobtf-J-vmlinux-j1 bin/gobtf -J ${KFLAGS/-j2/-j1} --btf_encode_detached="$WORK/g.vmlinux.btf" "$VMLINUX"
+    measure gobtf-J-vmlinux-j2 bin/gobtf -J $KFLAGS --btf_encode_detached="$WORK/g.vmlinux.btf" "$VMLINUX"
   done
-  report "gobtf -j1 against -j2 on the vmlinux" gobtf-J-vmlinux-j1 gobtf-J-vmlinux
+  report "gobtf -j1 against -j2 on the vmlinux (ratio > 1: -j2 is faster)" gobtf-J-vmlinux-j1 gobtf-J-vmlinux-j2
 
   XFS=$(unxz_cached "$SHARED/corpus/modules/xfs.ko.xz")
   BASE="$SHARED/reference/vmlinux-6.1.0-56-cloud-amd64.kbuild.btf"
   for i in $(seq "$RUNS"); do
-    measure gobtf-J-xfs bin/gobtf -J $FLAGS --btf_base "$BASE" --btf_encode_detached="$WORK/g.xfs.btf" "$XFS"
-    measure pahole-J-xfs pahole -J $FLAGS --btf_base "$BASE" --btf_encode_detached="$WORK/p.xfs.btf" "$XFS"
+    measure gobtf-J-xfs bin/gobtf -J $KFLAGS --btf_base "$BASE" --btf_encode_detached="$WORK/g.xfs.btf" "$XFS"
+    measure pahole-J-xfs pahole -J $PFLAGS --btf_base "$BASE" --btf_encode_detached="$WORK/p.xfs.btf" "$XFS"
   done
   report "xfs.ko as split BTF on the vmlinux BTF (-j2)" gobtf-J-xfs pahole-J-xfs
 else
   echo "bench: pahole not installed; skipping the -J comparisons" >&2
 fi
+echo
+echo "bench: load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"

@@ -104,7 +104,9 @@ It accepts pahole's encoding flags.`,
 func main() {
 	root := newRootCmd(os.Stdout, os.Stderr)
 	root.SetArgs(normalizeArgs(os.Args[1:]))
+	stop := startProfiles()
 	err := root.Execute()
+	stop()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gobtf: %v\n", err)
 	}

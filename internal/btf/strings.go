@@ -103,15 +103,19 @@ func (st *StringTable) String(off uint32) string {
 // Find returns the offset of s if the table (or its base) holds it as a whole
 // string. Strings that only occur as the suffix of another are not found.
 func (st *StringTable) Find(s string) (uint32, bool) {
+	return st.findHashed(s, maphash.String(strSeed, s))
+}
+
+// findHashed is Find given s's hash h.
+func (st *StringTable) findHashed(s string, h uint64) (uint32, bool) {
 	if st.base != nil {
-		if off, ok := st.base.Find(s); ok {
+		if off, ok := st.base.findHashed(s, h); ok {
 			return off, true
 		}
 	} else if s == "" {
 		return 0, true
 	}
 	st.index()
-	h := maphash.String(strSeed, s)
 	for i := h & uint64(len(st.slots)-1); ; i = (i + 1) & uint64(len(st.slots)-1) {
 		slot := st.slots[i]
 		if slot == 0 {
@@ -125,13 +129,14 @@ func (st *StringTable) Find(s string) (uint32, bool) {
 
 // Add interns s and returns its offset. s must not contain a NUL byte.
 func (st *StringTable) Add(s string) uint32 {
-	if off, ok := st.Find(s); ok {
+	h := maphash.String(strSeed, s) // once, for the lookup and the insertion
+	if off, ok := st.findHashed(s, h); ok {
 		return off
 	}
 	local := uint32(len(st.data))
 	st.data = append(st.data, s...)
 	st.data = append(st.data, 0)
-	st.insert(local, maphash.String(strSeed, s))
+	st.insert(local, h)
 	st.indexed = len(st.data)
 	return st.start + local
 }

@@ -25,6 +25,12 @@ type target struct {
 	// merged, when set, makes the conversion one unit made of all units
 	// (see merged.go).
 	merged *mergedUnit
+
+	// doneWith, when not nil, is told after unit i has been joined (so
+	// every unit before it has been too): the bytes of .debug_info up to
+	// the end of unit i are no longer needed and may be dropped from
+	// memory (they stay readable; see mappedFile.release).
+	doneWith func(i int)
 }
 
 // mergedUnit is the one unit of a merged conversion.
@@ -34,11 +40,12 @@ type mergedUnit struct {
 	clang bool       // the first unit's producer is clang
 }
 
-// newTarget describes f; addrs, when not nil, are the section addresses to
-// place variables by (see elfio.File.OfflineLayout), else the headers' own.
-func newTarget(f *elf.File, opts *Options, debugAddr []byte, infoSize int, addrs []uint64) *target {
+// newTarget describes f, whose symbols are syms; addrs, when not nil, are the
+// section addresses to place variables by (see elfio.File.OfflineLayout),
+// else the headers' own.
+func newTarget(f *elf.File, syms []elf.Symbol, opts *Options, debugAddr []byte, infoSize int, addrs []uint64) *target {
 	t := &target{littleEndian: f.ByteOrder == binary.LittleEndian, addrSize: 8, debugAddr: debugAddr,
-		elf: newElfInfo(f, &opts.Features, addrs), infoSize: infoSize}
+		elf: newElfInfo(f, syms, &opts.Features, addrs), infoSize: infoSize}
 	if f.Class == elf.ELFCLASS32 {
 		t.addrSize = 4
 	}
@@ -114,6 +121,9 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 				perUnit[i], shifts[i] = r.funcs, shift
 			}
 			pool <- r.c
+			if tgt.doneWith != nil {
+				tgt.doneWith(i)
+			}
 		}
 		joined <- first
 	}()
@@ -209,33 +219,73 @@ func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
 	open := func(i int) (dieStream, string) {
 		return newStdStream(d, units[i]), fmt.Sprintf("unit at .debug_info offset %#x", units[i])
 	}
-	return convertUnits(len(units), open, newTarget(f, opts, debugAddr, 0, nil), nil, opts)
+	syms, _ := f.Symbols()
+	return convertUnits(len(units), open, newTarget(f, syms, opts, debugAddr, 0, nil), nil, opts)
 }
 
 // ConvertTypes converts like ConvertTypesStd with gobtf's own DIE decoder
 // over the given sections (decompressed and, for relocatable files,
 // relocated).
 func ConvertTypes(f *elf.File, secs *die.Sections, opts *Options) (*btf.Spec, error) {
-	return convertTypes(f, secs, nil, opts)
+	return convertTypes(f, secs, nil, nil, opts)
 }
 
 // convertTypes is ConvertTypes with the sections of f placed at addrs (nil:
-// at their sh_addr), the addresses secs were relocated against.
-func convertTypes(f *elf.File, secs *die.Sections, addrs []uint64, opts *Options) (*btf.Spec, error) {
+// at their sh_addr), the addresses secs were relocated against. release,
+// when not nil, is handed the parts of secs.Info that have been converted,
+// as the conversion goes on.
+func convertTypes(f *elf.File, secs *die.Sections, addrs []uint64, release func([]byte), opts *Options) (*btf.Spec, error) {
+	// The ELF side (symbols, function table, sections) is read while the
+	// DWARF units are indexed: neither needs the other.
+	var (
+		table  *elfFuncs
+		tgt    *target
+		elfErr error
+		ready  = make(chan struct{})
+	)
+	go func() {
+		defer close(ready)
+		syms, err := f.Symbols()
+		if table, elfErr = newElfFuncsFrom(f, syms, err, opts); elfErr == nil {
+			tgt = newTarget(f, syms, opts, secs.Addr, len(secs.Info), addrs)
+		}
+	}()
 	d, err := die.New(secs)
+	<-ready
 	if err != nil {
 		return nil, err
+	}
+	if elfErr != nil {
+		return nil, elfErr
 	}
 	units := d.Units()
 	open := func(i int) (dieStream, string) {
 		return newFastStream(d, &units[i]), fmt.Sprintf("unit at .debug_info offset %#x", units[i].Offset)
 	}
-	table, err := newElfFuncsStd(f, opts)
-	if err != nil {
-		return nil, err
-	}
 	fs := &funcSource{data: d, units: units, table: table, machine: f.Machine}
-	tgt := newTarget(f, opts, secs.Addr, len(secs.Info), addrs)
+	if release != nil {
+		// die.New has parsed every abbreviation table, and its walk
+		// over the unit headers touched pages all over .debug_info.
+		release(secs.Abbrev)
+		release(secs.Info)
+		var from uint64 // secs.Info[:from] has been released
+		tgt.doneWith = func(i int) {
+			u := &units[i]
+			// In steps of 8 MB: each call costs a TLB flush on every
+			// CPU running the process, whatever its length.
+			if u.Section == die.SecInfo && u.End >= from+8<<20 && u.End <= uint64(len(secs.Info)) {
+				release(secs.Info[from:u.End])
+				from = u.End
+				// Location and range lists are reached through
+				// offsets in DIEs, not unit by unit, so they are
+				// released whole: the units being converted read
+				// back the few pages they still need, and those of
+				// units already done stop counting.
+				release(secs.LocLists)
+				release(secs.RngLists)
+			}
+		}
+	}
 	n := len(units)
 	if n > 0 && mergeUnits(f, d) {
 		m := &mergedUnit{units: mergedUnitList(units, opts), lang: units[0].Language,

@@ -1,5 +1,7 @@
 package dwarf2btf
 
+import "github.com/gobtf/gobtf/internal/dwarf2btf/die"
+
 // DWARF tags the converter looks at (DWARF 5, section 7.5.3, and vendor tags).
 const (
 	tagArrayType         = 0x01
@@ -55,7 +57,11 @@ type digest struct {
 	tag      uint32
 	children bool
 
-	name string // DW_AT_name
+	name string // DW_AT_name, or "" while nameField holds it unread (see nm)
+	// nameField is DW_AT_name as decoded with lazy strings: most DIEs'
+	// names are never read, so their ends are not looked for.
+	nameField die.Field
+	lazyName  bool
 
 	typ    uint64 // DW_AT_type: offset of the referenced DIE in .debug_info
 	hasTyp bool
@@ -97,3 +103,11 @@ type digest struct {
 
 // reset clears d for the next DIE.
 func (d *digest) reset() { *d = digest{} }
+
+// nm returns DW_AT_name.
+func (d *digest) nm() string {
+	if d.lazyName {
+		d.name, d.lazyName = d.nameField.Str(), false
+	}
+	return d.name
+}

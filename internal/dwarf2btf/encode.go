@@ -61,7 +61,14 @@ func Encode(path string, opts *Options, st *Stats) (*btf.Spec, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	st.Load = time.Since(t0)
-	s, err := convertTypes(f, secs, addrs, opts)
+	var release func([]byte)
+	if addrs == nil {
+		// secs.Info is a slice of the mapping: give back the pages of
+		// units already converted, which would otherwise count in the
+		// resident memory until the end.
+		release = m.release
+	}
+	s, err := convertTypes(f, secs, addrs, release, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -15,6 +15,8 @@ type fastStream struct {
 // newFastStream positions a reader of d on unit u.
 func newFastStream(d *die.Data, u *die.Unit) *fastStream {
 	s := &fastStream{r: d.NewReader()}
+	s.r.SetLazyStrings(true) // fillDigestFast reads strings with Field.Str
+	s.r.SetFilter(typeWalkKeeps)
 	s.r.Seek(u)
 	return s
 }
@@ -83,7 +85,7 @@ func fillDigestFast(d *digest, e *die.Entry) {
 		f := &e.Fields[i]
 		switch f.Attr {
 		case atName:
-			d.name = f.Str()
+			d.nameField, d.lazyName = *f, true
 		case atType:
 			if f.IsRef() {
 				d.typ, d.hasTyp = f.Val, true
@@ -147,4 +149,27 @@ func fillDigestFast(d *digest, e *die.Entry) {
 			d.producer = f.Str()
 		}
 	}
+}
+
+// typeWalkKeeps reports whether the type walk (cuTypes.walk and visit) reads
+// anything of a DIE with the given tag at the given depth: the unit DIE,
+// top-level variables, and the tags visit and visitType look at. The
+// others (subprograms, local variables, lexical blocks, inlined calls, call
+// sites, labels, ...) are only stepped over, keeping their depth and
+// children so that the types defined below them are still found.
+func typeWalkKeeps(tag uint32, depth int) bool {
+	if depth == 0 {
+		return true
+	}
+	switch tag {
+	case tagVariable:
+		return depth == 1
+	case tagArrayType, tagClassType, tagEnumerationType, tagFormalParameter, tagMember, tagPointerType,
+		tagReferenceType, tagStringType, tagStructureType, tagSubroutineType, tagTypedef, tagUnionType,
+		tagUnspecifiedParams, tagInheritance, tagPtrToMemberType, tagSubrangeType, tagBaseType, tagConstType,
+		tagEnumerator, tagVolatileType, tagRestrictType, tagUnspecifiedType, tagRvalueRefType, tagAtomicType,
+		tagLLVMAnnotation:
+		return true
+	}
+	return false
 }

@@ -146,6 +146,8 @@ type fnFrame struct {
 // conversion in order (step 1).
 func (s *funcScratch) walk(u *funcUnit) error {
 	r := u.data.NewReader()
+	r.SetLazyStrings(true) // strings are read with Field.Str only
+	r.SetFilter(funcWalkKeeps)
 	s.reader = r
 	for k := range u.units {
 		r.Seek(&u.units[k])
@@ -162,6 +164,7 @@ func (s *funcScratch) walkUnit(u *funcUnit, r *die.Reader, k int32) error {
 	var e die.Entry
 	var stack []fnFrame
 	declTags := u.opts.Features.DeclTag
+	cUnit := isCLanguage(u.units[k].Language)
 	for {
 		ok, err := r.Next(&e)
 		if err != nil {
@@ -179,6 +182,14 @@ func (s *funcScratch) walkUnit(u *funcUnit, r *die.Reader, k int32) error {
 		var parent fnFrame
 		if len(stack) > 0 {
 			parent = stack[len(stack)-1]
+		}
+		if e.Children && skipsFuncs(e.Tag, cUnit) {
+			// Nothing the walk collects can be below: step over the
+			// subtree without decoding it.
+			if err := r.SkipChildren(); err != nil {
+				return fmt.Errorf("functions: %w", err)
+			}
+			continue
 		}
 		f := fnFrame{depth: e.Depth}
 		switch {
@@ -221,6 +232,44 @@ func (s *funcScratch) walkUnit(u *funcUnit, r *die.Reader, k int32) error {
 		stack = stack[:len(stack)-1]
 	}
 	return nil
+}
+
+// funcWalkKeeps reports whether the function walk reads anything of a DIE
+// with the given tag: subprograms, parameters and annotations. The others
+// (locals, lexical blocks, inlined calls, call sites, ...) are stepped over
+// unread, keeping only their place in the tree.
+func funcWalkKeeps(tag uint32, depth int) bool {
+	switch tag {
+	case tagSubprogram, tagFormalParameter, tagUnspecifiedParams, tagLLVMAnnotation, tagGNUAnnotation:
+		return true
+	}
+	// Types whose subtrees skipsFuncs steps over are read for their
+	// DW_AT_sibling.
+	return depth == 0 || skipsFuncs(tag, true)
+}
+
+// skipsFuncs reports whether the children of a DIE with the given tag can
+// hold nothing the function walk collects (subprograms, their parameters and
+// annotations): those of enumerations, arrays and subroutine types never do
+// (parameters of a subroutine type are not a function's), and in C, where no
+// function is defined inside a type, neither do those of structs and unions.
+func skipsFuncs(tag uint32, cUnit bool) bool {
+	switch tag {
+	case tagEnumerationType, tagArrayType, tagSubroutineType:
+		return true
+	case tagStructureType, tagUnionType:
+		return cUnit
+	}
+	return false
+}
+
+// isCLanguage reports whether a DW_AT_language value is a version of C.
+func isCLanguage(lang uint64) bool {
+	switch lang {
+	case 0x01, 0x02, 0x0c, 0x1d, 0x2c: // DW_LANG_C89, C, C99, C11, C17
+		return true
+	}
+	return false
 }
 
 // closeFrame finishes a subprogram or parameter whose children have been

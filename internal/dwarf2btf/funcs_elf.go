@@ -72,6 +72,11 @@ type elfFuncsSource struct {
 // without .symtab has no functions (pahole then describes none).
 func newElfFuncsStd(f *elf.File, opts *Options) (*elfFuncs, error) {
 	syms, err := f.Symbols()
+	return newElfFuncsFrom(f, syms, err, opts)
+}
+
+// newElfFuncsFrom is newElfFuncsStd given the result of f.Symbols().
+func newElfFuncsFrom(f *elf.File, syms []elf.Symbol, err error, opts *Options) (*elfFuncs, error) {
 	if err != nil {
 		if errors.Is(err, elf.ErrNoSymbols) {
 			return &elfFuncs{}, nil

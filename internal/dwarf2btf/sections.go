@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+	"unsafe"
 
 	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
 )
@@ -48,6 +49,32 @@ func openMapped(path string) (*mappedFile, error) {
 
 // close unmaps the file. No slice of it may be used afterwards.
 func (m *mappedFile) close() error { return syscall.Munmap(m.data) }
+
+// release tells the kernel that the whole pages inside b, a slice of the
+// mapping, are not needed for now: they leave the process's resident memory
+// (the file's page cache keeps them) and are read again from the cache if
+// touched later, so this never changes what the mapping reads. Slices that
+// are not inside the mapping (decompressed sections) are left alone.
+func (m *mappedFile) release(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(m.data)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if p < base || p-base > uintptr(len(m.data)) || uintptr(len(b)) > uintptr(len(m.data))-(p-base) {
+		return
+	}
+	start := p - base
+	end := start + uintptr(len(b))
+	page := uintptr(os.Getpagesize())
+	start = (start + page - 1) &^ (page - 1)
+	end &^= page - 1
+	if start >= end || end > uintptr(len(m.data)) {
+		return
+	}
+	// Only a hint: on failure the pages simply stay resident.
+	_ = syscall.Madvise(m.data[start:end], syscall.MADV_DONTNEED)
+}
 
 // section returns the contents of the named section: a slice of the mapping
 // when it is stored as is, a decompressed copy otherwise, nil when absent.

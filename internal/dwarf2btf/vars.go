@@ -49,9 +49,10 @@ type elfInfo struct {
 }
 
 // newElfInfo indexes f's sections, marking those whose variables the
-// features ask for. Sections are placed at addrs[i] when addrs covers them,
-// else at their sh_addr.
-func newElfInfo(f *elf.File, feats *Features, addrs []uint64) *elfInfo {
+// features ask for, and its object symbols syms (f.Symbols(); nil when it
+// has none). Sections are placed at addrs[i] when addrs covers them, else at
+// their sh_addr.
+func newElfInfo(f *elf.File, syms []elf.Symbol, feats *Features, addrs []uint64) *elfInfo {
 	info := &elfInfo{sections: make([]elfSection, len(f.Sections))}
 	for i, s := range f.Sections {
 		addr := s.Addr
@@ -62,11 +63,9 @@ func newElfInfo(f *elf.File, feats *Features, addrs []uint64) *elfInfo {
 			include: feats.GlobalVar || (feats.Var && s.Name == percpuSection)}
 	}
 	info.objects = make(map[string][]uint32)
-	if syms, err := f.Symbols(); err == nil {
-		for _, s := range syms {
-			if elf.ST_TYPE(s.Info) == elf.STT_OBJECT {
-				info.objects[s.Name] = append(info.objects[s.Name], uint32(s.Section))
-			}
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_OBJECT {
+			info.objects[s.Name] = append(info.objects[s.Name], uint32(s.Section))
 		}
 	}
 	return info
@@ -117,7 +116,7 @@ type secEntry struct {
 
 // variable records a top-level DW_TAG_variable.
 func (c *cuTypes) variable(d *digest) {
-	v := varRec{off: d.off, name: d.name, ref: d.typ, spec: d.specification, external: d.external,
+	v := varRec{off: d.off, name: d.nm(), ref: d.typ, spec: d.specification, external: d.external,
 		decl: d.declaration, artif: d.artificial}
 	if !d.declaration {
 		v.addr, v.isStatic = staticAddress(d.location, c.addrSize, c.littleEndian, c.addrx)

@@ -102,7 +102,7 @@ func (c *cuTypes) visit(d *digest, parent *frame, depth int) frame {
 			switch d.tag {
 			case tagMember:
 				c.memberStack = append(c.memberStack, memberRec{
-					name: c.str(d.name), ref: d.typ, byteSize: d.byteSize, bitSize: d.bitSize,
+					name: c.str(d.nm()), ref: d.typ, byteSize: d.byteSize, bitSize: d.bitSize,
 					bitOffset: d.bitOffset, loc: d.memberLoc, hasDataBitOff: d.hasDataBitOffset,
 				})
 				if d.hasDataBitOffset {
@@ -124,7 +124,7 @@ func (c *cuTypes) visit(d *digest, parent *frame, depth int) frame {
 			return frame{}
 		case frameEnum:
 			if d.tag == tagEnumerator {
-				c.enumStack = append(c.enumStack, enumRec{name: c.str(d.name), val: d.constValue})
+				c.enumStack = append(c.enumStack, enumRec{name: c.str(d.nm()), val: d.constValue})
 				return frame{}
 			}
 		case frameArray:
@@ -146,7 +146,7 @@ func (c *cuTypes) visit(d *digest, parent *frame, depth int) frame {
 		case frameProto:
 			switch d.tag {
 			case tagFormalParameter:
-				c.paramStack = append(c.paramStack, paramRec{name: c.str(d.name), ref: d.typ})
+				c.paramStack = append(c.paramStack, paramRec{name: c.str(d.nm()), ref: d.typ})
 				return frame{}
 			case tagUnspecifiedParams:
 				c.recs[parent.rec].vararg = true
@@ -154,7 +154,7 @@ func (c *cuTypes) visit(d *digest, parent *frame, depth int) frame {
 			}
 		case framePointer:
 			if d.tag == tagLLVMAnnotation {
-				if feats.TypeTag && d.name == "btf_type_tag" {
+				if feats.TypeTag && d.nm() == "btf_type_tag" {
 					i := c.add(d, btf.KindTypeTag)
 					c.recs[i].name = c.str(d.constString)
 					c.tagStack = append(c.tagStack, i)
@@ -162,7 +162,7 @@ func (c *cuTypes) visit(d *digest, parent *frame, depth int) frame {
 				return frame{}
 			}
 		case frameVar:
-			if d.tag == tagLLVMAnnotation && feats.DeclTag && d.name == "btf_decl_tag" {
+			if d.tag == tagLLVMAnnotation && feats.DeclTag && d.nm() == "btf_decl_tag" {
 				v := &c.vars[parent.rec]
 				v.tags = append(v.tags, c.str(d.constString))
 			}
@@ -204,10 +204,10 @@ func (c *cuTypes) visitType(d *digest) frame {
 		c.add(d, recIgnored)
 	case tagTypedef:
 		i := c.add(d, btf.KindTypedef)
-		c.recs[i].name = c.str(d.name)
+		c.recs[i].name = c.str(d.nm())
 		return frame{kind: frameTypedef, rec: i}
 	case tagStructureType, tagClassType, tagUnionType:
-		name := d.name
+		name := d.nm()
 		if name == "" && d.specification != 0 {
 			if j, ok := c.find(d.specification); ok {
 				name = c.spec.Strings().String(c.recs[j].name)
@@ -245,7 +245,7 @@ func (c *cuTypes) visitType(d *digest) frame {
 // declTag records a btf_decl_tag annotation (others are ignored, as pahole
 // ignores them).
 func (c *cuTypes) declTag(d *digest, target uint64, component int32) {
-	if !c.opts.Features.DeclTag || d.name != "btf_decl_tag" {
+	if !c.opts.Features.DeclTag || d.nm() != "btf_decl_tag" {
 		return
 	}
 	c.declTags = append(c.declTags, declTagRec{target: target, component: component, value: c.str(d.constString)})

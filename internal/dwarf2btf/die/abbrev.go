@@ -1,12 +1,17 @@
 package die
 
 // attrSpec is one attribute of an abbreviation: its name, its form and, for
-// DW_FORM_implicit_const, the value stored in the abbreviation itself.
+// DW_FORM_implicit_const, the index in the table's implicit list of the value
+// stored in the abbreviation itself. Eight bytes: a kernel has millions.
 type attrSpec struct {
 	attr     uint32
 	form     Form
-	implicit int64
+	implicit uint16
 }
+
+// maxImplicit is the number of DW_FORM_implicit_const values one table can
+// hold (attrSpec.implicit indexes them); compilers write a few dozen.
+const maxImplicit = 1 << 16
 
 // abbrev describes the DIEs that use one abbreviation code. Its attributes
 // are specs[first : first+n] of the table that holds it.
@@ -23,9 +28,20 @@ type abbrev struct {
 // indices. A table is immutable once built and shared by every unit (and
 // every goroutine) that names its offset.
 type abbrevTable struct {
-	list   []abbrev
-	specs  []attrSpec
-	sparse map[uint64]int32
+	list     []abbrev
+	specs    []attrSpec
+	implicit []int64
+	sparse   map[uint64]int32
+}
+
+// abbrevScratch holds the growing buffers a table is parsed into before it
+// is copied out at its exact size, so that parsing thousands of tables
+// leaves neither spare capacity nor garbage behind.
+type abbrevScratch struct {
+	list     []abbrev
+	specs    []attrSpec
+	implicit []int64
+	codes    []uint64
 }
 
 // lookup returns the abbreviation with the given code, or nil.
@@ -42,15 +58,19 @@ func (t *abbrevTable) lookup(code uint64) *abbrev {
 	return nil
 }
 
-// parseAbbrevTable reads the table starting at off in sec (.debug_abbrev).
-// Every read is bounded by the section, so bad input ends in an error.
-func parseAbbrevTable(sec []byte, off uint64) (*abbrevTable, error) {
+// parseAbbrevTable reads the table starting at off in sec (.debug_abbrev),
+// using sc's buffers (nil: fresh ones) while parsing. Every read is bounded by
+// the section, so bad input ends in an error.
+func parseAbbrevTable(sec []byte, off uint64, sc *abbrevScratch) (*abbrevTable, error) {
 	const name = ".debug_abbrev"
 	if off >= uint64(len(sec)) {
 		return nil, decodeErrf(name, int(min(off, uint64(len(sec)))), "abbreviation table offset %#x out of range", off)
 	}
-	t := &abbrevTable{}
-	var codes []uint64
+	if sc == nil {
+		sc = &abbrevScratch{}
+	}
+	list, specs, implicit, codes := sc.list[:0], sc.specs[:0], sc.implicit[:0], sc.codes[:0]
+	defer func() { sc.list, sc.specs, sc.implicit, sc.codes = list, specs, implicit, codes }()
 	dense := true
 	p := int(off)
 	for {
@@ -71,7 +91,7 @@ func parseAbbrevTable(sec []byte, off uint64) (*abbrevTable, error) {
 			return nil, decodeErrf(name, start, "tag %#x out of range", tag)
 		}
 		p = np
-		a := abbrev{tag: uint32(tag), children: sec[p] != 0, first: uint32(len(t.specs))}
+		a := abbrev{tag: uint32(tag), children: sec[p] != 0, first: uint32(len(specs))}
 		p++
 		for {
 			at, np, ok := uleb(sec, p)
@@ -95,16 +115,27 @@ func parseAbbrevTable(sec []byte, off uint64) (*abbrevTable, error) {
 				if !ok {
 					return nil, decodeErr(name, p, errTruncated)
 				}
-				s.implicit, p = v, np
+				if len(implicit) >= maxImplicit {
+					return nil, decodeErrf(name, p, "more than %d implicit constants in one table", maxImplicit)
+				}
+				s.implicit, p = uint16(len(implicit)), np
+				implicit = append(implicit, v)
 			}
-			t.specs = append(t.specs, s)
+			specs = append(specs, s)
 		}
-		a.n = uint32(len(t.specs)) - a.first
-		if code != uint64(len(t.list))+1 {
+		a.n = uint32(len(specs)) - a.first
+		if code != uint64(len(list))+1 {
 			dense = false
 		}
-		t.list = append(t.list, a)
+		list = append(list, a)
 		codes = append(codes, code)
+	}
+	t := &abbrevTable{
+		list:  append([]abbrev(nil), list...),
+		specs: append([]attrSpec(nil), specs...),
+	}
+	if len(implicit) > 0 {
+		t.implicit = append([]int64(nil), implicit...)
 	}
 	if !dense {
 		t.sparse = make(map[uint64]int32, len(codes))

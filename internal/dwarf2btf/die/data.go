@@ -88,11 +88,14 @@ type Unit struct {
 // never written, so any number of goroutines may use it, each through its
 // own Reader.
 type Data struct {
-	sec    Sections
-	le     bool
-	units  []Unit
-	tunits []Unit
-	sigs   map[uint64]sigRef
+	sec Sections
+	le  bool
+	// strEnds, lineStrEnds: .debug_str, .debug_line_str end with a NUL,
+	// so every offset inside them starts a terminated string.
+	strEnds, lineStrEnds bool
+	units                []Unit
+	tunits               []Unit
+	sigs                 map[uint64]sigRef
 }
 
 type sigRef struct {
@@ -105,7 +108,8 @@ type sigRef struct {
 // DIE for its bases, language, name and producer. The byte slices are used
 // in place and must not change while the Data is in use.
 func New(s *Sections) (*Data, error) {
-	d := &Data{sec: *s, le: s.Order == nil || s.Order == binary.LittleEndian}
+	d := &Data{sec: *s, le: s.Order == nil || s.Order == binary.LittleEndian,
+		strEnds: endsWithNUL(s.Str), lineStrEnds: endsWithNUL(s.LineStr)}
 	if d.sec.Addr == nil && s.Skeleton != nil {
 		d.sec.Addr = s.Skeleton.sec.Addr
 	}
@@ -179,6 +183,7 @@ func (d *Data) TypeBySignature(sig uint64) (sec Section, off uint64, ok bool) {
 func (d *Data) parseUnits(sec Section, b []byte, tables map[uint64]*abbrevTable) ([]Unit, error) {
 	name := sec.String()
 	var units []Unit
+	var scratch abbrevScratch
 	for p := 0; p < len(b); {
 		u := Unit{Section: sec, Offset: uint64(p), d: d}
 		if len(b)-p < 4 {
@@ -264,7 +269,7 @@ func (d *Data) parseUnits(sec Section, b []byte, tables map[uint64]*abbrevTable)
 		t, ok := tables[u.AbbrevOffset]
 		if !ok {
 			var err error
-			if t, err = parseAbbrevTable(d.sec.Abbrev, u.AbbrevOffset); err != nil {
+			if t, err = parseAbbrevTable(d.sec.Abbrev, u.AbbrevOffset, &scratch); err != nil {
 				return nil, err
 			}
 			tables[u.AbbrevOffset] = t
@@ -351,6 +356,8 @@ func (d *Data) readUnitDIE(u *Unit) error {
 }
 
 // str views b as a string without copying.
+func endsWithNUL(b []byte) bool { return len(b) > 0 && b[len(b)-1] == 0 }
+
 func str(b []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }

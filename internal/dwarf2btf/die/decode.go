@@ -29,6 +29,7 @@ func (r *Reader) decodeAttrs(u *Unit, a *abbrev, p int, e *Entry) (int, error) {
 		f := &fs[i]
 		f.Attr = s.attr
 		f.Data = nil
+		f.lazy = false
 		form := s.form
 		if form == FormIndirect {
 			if form, p, err = indirect(u, b, p); err != nil {
@@ -52,11 +53,13 @@ func (r *Reader) decodeAttrs(u *Unit, a *abbrev, p int, e *Entry) (int, error) {
 				return 0, u.trunc(p)
 			}
 			v = uN(b, p, int(u.OffsetSize), le)
-			sec := u.d.sec.Str
+			sec, ends := u.d.sec.Str, u.d.strEnds
 			if form == FormLineStrp {
-				sec = u.d.sec.LineStr
+				sec, ends = u.d.sec.LineStr, u.d.lineStrEnds
 			}
-			if f.Data = cstr(sec, v); f.Data == nil {
+			if r.lazy && ends && v < uint64(len(sec)) {
+				f.Data, f.lazy = sec[v:], true
+			} else if f.Data = cstr(sec, v); f.Data == nil {
 				return 0, u.badString(p, form, v)
 			}
 			p += int(u.OffsetSize)
@@ -96,7 +99,7 @@ func (r *Reader) decodeAttrs(u *Unit, a *abbrev, p int, e *Entry) (int, error) {
 			}
 			v, p = uint64(sv), np
 		case FormImplicitConst:
-			v = uint64(s.implicit)
+			v = uint64(u.abbrevs.implicit[s.implicit])
 		case FormFlagPresent:
 			v = 1
 		case FormRef1, FormRef2, FormRef8:

@@ -1,5 +1,7 @@
 package die
 
+import "bytes"
+
 // Field is one decoded attribute. How Val and Data are filled depends on the
 // form (after DW_FORM_indirect has been followed; Form is the real form):
 //
@@ -25,10 +27,13 @@ package die
 //     rnglists_base or loclists_base offset table.
 //
 // Data aliases section bytes: it stays valid as long as the Sections do and
-// must not be modified.
+// must not be modified. A Reader with lazy strings (Reader.SetLazyStrings)
+// leaves the end of strp and line_strp strings to be found by Str: their
+// Data then runs on past the string, to the end of the section.
 type Field struct {
 	Attr uint32 // DW_AT_*
 	Form Form
+	lazy bool // Data starts with the string and runs on to the section's end
 	Val  uint64
 	Data []byte
 }
@@ -36,8 +41,15 @@ type Field struct {
 // Int returns Val as a signed number, as meant for sdata and implicit_const.
 func (f *Field) Int() int64 { return int64(f.Val) }
 
-// Str returns Data as a string without copying it.
-func (f *Field) Str() string { return str(f.Data) }
+// Str returns the field's string (Data for string forms) without copying
+// it.
+func (f *Field) Str() string {
+	if f.lazy {
+		// The section ends with a NUL (see Reader.SetLazyStrings).
+		return str(f.Data[:bytes.IndexByte(f.Data, 0)])
+	}
+	return str(f.Data)
+}
 
 // IsRef reports whether the field references a DIE of the same section by
 // offset (ref1/2/4/8, ref_udata, ref_addr); Val is then that offset.

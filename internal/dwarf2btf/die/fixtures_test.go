@@ -75,7 +75,8 @@ func (fx *fixture) build(t testing.TB) string {
 // TestFixtures compiles small programs with gcc and clang at several DWARF
 // versions and checks the decoder against debug/dwarf (every attribute
 // value) and against readelf (the tree shape, also of .debug_types and
-// split .dwo files), then checks SkipChildren and EntryAt on them.
+// split .dwo files), then checks SkipChildren, filtered walks and EntryAt on
+// them.
 func TestFixtures(t *testing.T) {
 	for _, fx := range fixtures {
 		t.Run(fx.name, func(t *testing.T) {
@@ -95,6 +96,7 @@ func TestFixtures(t *testing.T) {
 			}
 			checkTreeWithReadelf(t, d, path, "")
 			checkSkipChildren(t, d, 0)
+			checkFilter(t, d)
 			sigs := checkRefs(t, d, 0)
 			if fx.types && sigs == 0 {
 				t.Error("no DW_FORM_ref_sig8 reference resolved")

@@ -3,6 +3,7 @@ package die
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -65,6 +66,7 @@ func TestForms(t *testing.T) {
 		wantVal  uint64
 		wantData string
 		wantErr  error
+		cutStr   bool // .debug_str lacks its final NUL
 	}{
 		{name: "addr", form: FormAddr, enc: nbytes(le, 8, 0xffffffff81000000), wantVal: 0xffffffff81000000},
 		{name: "addrx", form: FormAddrx, enc: uleb128(1), wantVal: 0x2000},
@@ -95,6 +97,9 @@ func TestForms(t *testing.T) {
 		{name: "unterminated string", form: FormString, enc: []byte("abc"), wantErr: errTruncated},
 		{name: "strp", form: FormStrp, enc: nbytes(le, 4, 7), wantVal: 7, wantData: "world"},
 		{name: "strp out of range", form: FormStrp, enc: nbytes(le, 4, 13), wantErr: errAny},
+		{name: "strp not last", form: FormStrp, enc: nbytes(le, 4, 1), wantVal: 1, wantData: "hello"},
+		{name: "strp, .debug_str unterminated", form: FormStrp, enc: nbytes(le, 4, 1), cutStr: true, wantVal: 1, wantData: "hello"},
+		{name: "strp to an unterminated string", form: FormStrp, enc: nbytes(le, 4, 7), cutStr: true, wantErr: errAny},
 		{name: "line_strp", form: FormLineStrp, enc: nbytes(le, 4, 1), wantVal: 1, wantData: "line"},
 		{name: "strx", form: FormStrx, enc: uleb128(1), wantVal: 7, wantData: "world"},
 		{name: "strx1", form: FormStrx1, enc: []byte{0}, wantVal: 1, wantData: "hello"},
@@ -132,58 +137,66 @@ func TestForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each case runs with eager strings and with lazy ones
+	// (Reader.SetLazyStrings), which must read the same.
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			sec := formSections()
-			if !tt.noSup {
-				sec.Sup = sup
-			}
-			filler := hUnit{version: 5, root: hDIE{tag: TagCompileUnit}}
-			info, abbrev := filler.encode(nil)
-			unitOff := uint64(len(info))
-			attrs := append(baseAttrs(), hAttr{at: atTest, form: tt.form, implicit: tt.implicit, enc: tt.enc})
-			u := hUnit{version: 5, root: hDIE{tag: TagCompileUnit, attrs: attrs}}
-			info2, abbrev := u.encode(abbrev)
-			sec.Info, sec.Abbrev = append(info, info2...), abbrev
-			d, err := New(sec)
-			var e Entry
-			if err == nil {
-				r := d.NewReader()
-				r.Seek(&d.Units()[1])
-				var ok bool
-				ok, err = r.Next(&e)
-				if err == nil && !ok {
-					t.Fatal("no DIE")
+		for _, lazy := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/lazy=%v", tt.name, lazy), func(t *testing.T) {
+				sec := formSections()
+				if tt.cutStr {
+					sec.Str = sec.Str[:len(sec.Str)-1]
 				}
-			}
-			if tt.wantErr != nil {
-				var de *DecodeError
-				if !errors.As(err, &de) {
-					t.Fatalf("got error %v, want a *DecodeError", err)
+				if !tt.noSup {
+					sec.Sup = sup
 				}
-				if tt.wantErr != errAny && !errors.Is(err, tt.wantErr) {
-					t.Fatalf("got error %v, want %v", err, tt.wantErr)
+				filler := hUnit{version: 5, root: hDIE{tag: TagCompileUnit}}
+				info, abbrev := filler.encode(nil)
+				unitOff := uint64(len(info))
+				attrs := append(baseAttrs(), hAttr{at: atTest, form: tt.form, implicit: tt.implicit, enc: tt.enc})
+				u := hUnit{version: 5, root: hDIE{tag: TagCompileUnit, attrs: attrs}}
+				info2, abbrev := u.encode(abbrev)
+				sec.Info, sec.Abbrev = append(info, info2...), abbrev
+				d, err := New(sec)
+				var e Entry
+				if err == nil {
+					r := d.NewReader()
+					r.SetLazyStrings(lazy)
+					r.Seek(&d.Units()[1])
+					var ok bool
+					ok, err = r.Next(&e)
+					if err == nil && !ok {
+						t.Fatal("no DIE")
+					}
 				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			f := e.Field(atTest)
-			want := tt.wantVal
-			switch {
-			case tt.isPos:
-				want = uint64(len(sec.Info) - len(tt.enc))
-			case tt.isRef:
-				want += unitOff
-			}
-			if f == nil || f.Val != want || f.Str() != tt.wantData || (tt.wantData == "" && tt.form != FormString && f.Data != nil) {
-				t.Fatalf("got %+v, want Val %#x Data %q", f, want, tt.wantData)
-			}
-			if tt.form != FormIndirect && f.Form != tt.form {
-				t.Fatalf("got form %#x, want %#x", f.Form, tt.form)
-			}
-		})
+				if tt.wantErr != nil {
+					var de *DecodeError
+					if !errors.As(err, &de) {
+						t.Fatalf("got error %v, want a *DecodeError", err)
+					}
+					if tt.wantErr != errAny && !errors.Is(err, tt.wantErr) {
+						t.Fatalf("got error %v, want %v", err, tt.wantErr)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				f := e.Field(atTest)
+				want := tt.wantVal
+				switch {
+				case tt.isPos:
+					want = uint64(len(sec.Info) - len(tt.enc))
+				case tt.isRef:
+					want += unitOff
+				}
+				if f == nil || f.Val != want || f.Str() != tt.wantData || (tt.wantData == "" && tt.form != FormString && f.Data != nil) {
+					t.Fatalf("got %+v, want Val %#x Data %q", f, want, tt.wantData)
+				}
+				if tt.form != FormIndirect && f.Form != tt.form {
+					t.Fatalf("got form %#x, want %#x", f.Form, tt.form)
+				}
+			})
+		}
 	}
 }
 

@@ -15,7 +15,9 @@ type Reader struct {
 	pos   int
 	depth int
 	done  bool
-	raw   bool // leave index forms unresolved (used while reading unit DIEs)
+	raw   bool                             // leave index forms unresolved (used while reading unit DIEs)
+	lazy  bool                             // see SetLazyStrings
+	keep  func(tag uint32, depth int) bool // see SetFilter
 
 	// The DIE last returned by Next, for SkipChildren.
 	lastValid    bool
@@ -26,6 +28,20 @@ type Reader struct {
 
 // NewReader returns a Reader of d, positioned nowhere: call Seek first.
 func (d *Data) NewReader() *Reader { return &Reader{d: d, done: true} }
+
+// SetLazyStrings makes r leave the end of strp and line_strp strings for
+// Field.Str to find, when the string section ends with a NUL (so the string
+// is known to be terminated): a walk that reads the strings of few of the
+// DIEs it decodes then does not scan the others. Field.Data of such a string
+// runs on past it; callers must read it with Field.Str.
+func (r *Reader) SetLazyStrings(on bool) { r.lazy = on }
+
+// SetFilter makes Next decode the attributes only of the DIEs for which keep
+// (given the DIE's tag and depth) returns true; the others are returned
+// with their tag, depth and children flag but no Fields, their attribute
+// values stepped over unread (so errors in them go unreported). nil, the
+// default, decodes every DIE.
+func (r *Reader) SetFilter(keep func(tag uint32, depth int) bool) { r.keep = keep }
 
 // Seek positions r at the unit DIE of u, which must be one of d's units.
 func (r *Reader) Seek(u *Unit) {
@@ -72,7 +88,13 @@ func (r *Reader) Next(e *Entry) (bool, error) {
 			return false, decodeErrf(u.Section.String(), p, "%w %d", errBadAbbrev, code)
 		}
 		e.Offset, e.Tag, e.Children, e.Depth, e.Unit = uint64(p), a.tag, a.children, r.depth, u
-		np, err := r.decodeAttrs(u, a, np, e)
+		var err error
+		if r.keep == nil || r.keep(a.tag, r.depth) {
+			np, err = r.decodeAttrs(u, a, np, e)
+		} else {
+			e.Fields, e.Sibling = e.Fields[:0], 0
+			np, err = skipAttrs(u, a, np)
+		}
 		if err != nil {
 			r.done = true
 			return false, err
