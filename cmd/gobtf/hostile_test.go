@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"debug/elf"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"github.com/gobtf/gobtf/internal/testutil"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -537,4 +542,47 @@ func remountRO(t *testing.T, dir string) {
 	if msg, err := exec.Command("mount", "-o", "remount,ro", dir).CombinedOutput(); err != nil {
 		t.Skipf("skipping: cannot remount read-only: %v %s", err, msg)
 	}
+}
+
+// TestHostileModuleSections takes a real kernel module and, one section at
+// a time, makes the section run past the end of the file (its header and
+// every other section intact). The error must name the section; a section
+// beyond the end of the file means a truncated or corrupt file even when
+// gobtf would not read it. (It also caught a fault: a read error returned
+// while goroutines still copied other sections from the file's mapping,
+// which the caller then unmapped.)
+func TestHostileModuleSections(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := os.ReadFile(testutil.Corpus(t, "modules/nls_utf8.ko"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.NewFile(bytes.NewReader(whole))
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := binary.LittleEndian
+	shoff := int(le.Uint64(whole[40:]))
+	named := 0
+	for i, s := range f.Sections {
+		if s.Type == elf.SHT_NULL || s.Type == elf.SHT_NOBITS || s.Size == 0 {
+			continue
+		}
+		data := append([]byte(nil), whole...)
+		le.PutUint64(data[shoff+64*i+32:], uint64(len(data))) // sh_size: past EOF from sh_offset on
+		dir := t.TempDir()
+		in := writeInput(t, dir, "cut.ko", data)
+		out := filepath.Join(t.TempDir(), "out.btf")
+		r := runChild(t, exe, nil, "-J", "--btf_encode_detached="+out, in)
+		named++
+		// The section name table cannot name itself when it is cut.
+		expectFailure(t, r, in, fmt.Sprintf(`section (%s|#%d): .*beyond the file`, regexp.QuoteMeta(s.Name), i))
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("section %s: output written despite the error", s.Name)
+		}
+	}
+	t.Logf("%d sections, each named in its error", named)
 }

@@ -49,7 +49,7 @@ func openMapped(path string) (*mappedFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: mapping: %w", path, err)
 	}
-	if _, err := elfio.NewFile(path, data); err != nil {
+	if err := checkELF(path, data); err != nil {
 		syscall.Munmap(data)
 		return nil, err
 	}
@@ -59,6 +59,30 @@ func openMapped(path string) (*mappedFile, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &mappedFile{data: data, elf: ef}, nil
+}
+
+// checkELF checks the ELF header, the section table and that every section's
+// contents lie within the file, so that a truncated or corrupt file is
+// reported with the section and offset concerned, whichever section is
+// read first later on.
+func checkELF(path string, data []byte) error {
+	ef, err := elfio.NewFile(path, data)
+	if err != nil {
+		return err
+	}
+	for _, s := range ef.Sections() {
+		if s.Type == elf.SHT_NULL || s.Type == elf.SHT_NOBITS {
+			continue
+		}
+		if n := uint64(len(data)); s.Offset > n || s.Size > n-s.Offset {
+			name := s.Name
+			if name == "" {
+				name = fmt.Sprintf("#%d", s.Index)
+			}
+			return fmt.Errorf("%s: section %s: contents at file offset %#x, size %#x, beyond the file's %#x bytes", path, name, s.Offset, s.Size, n)
+		}
+	}
+	return nil
 }
 
 // regularInput rejects what cannot be an ELF input: directories, devices,
