@@ -3,6 +3,8 @@
 GO       ?= go
 BIN      ?= bin
 FUZZTIME ?= 30s
+# e.g. FUZZFLAGS='-parallel 1 -fuzzminimizetime 10s' on a shared machine
+FUZZFLAGS ?=
 PKGS     := ./...
 
 .PHONY: all build test test-short test-modules bench fuzz lint clean
@@ -41,7 +43,7 @@ fuzz:
 	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
 	  for fz in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "== $$pkg $$fz ($(FUZZTIME))"; \
-	    $(GO) test -run '^$$' -fuzz "^$$fz$$" -fuzztime $(FUZZTIME) $$pkg; \
+	    $(GO) test -run '^$$' -fuzz "^$$fz$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) $$pkg; \
 	  done; \
 	done
 
