@@ -43,7 +43,7 @@ fuzz:
 	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
 	  for fz in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "== $$pkg $$fz ($(FUZZTIME))"; \
-	    $(GO) test -run '^$$' -fuzz "^$$fz$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) $$pkg; \
+	    $(GO) test -run '^$$' -fuzz "^$$fz$$" -fuzztime $(FUZZTIME) -timeout 0 $(FUZZFLAGS) $$pkg; \
 	  done; \
 	done
 
