@@ -3,9 +3,11 @@
 GO       ?= go
 BIN      ?= bin
 FUZZTIME ?= 30s
+# e.g. FUZZFLAGS='-parallel 1 -fuzzminimizetime 10s' on a shared machine
+FUZZFLAGS ?=
 PKGS     := ./...
 
-.PHONY: all build test test-short bench fuzz lint clean
+.PHONY: all build test test-short test-modules bench fuzz lint clean
 
 all: build
 
@@ -19,6 +21,13 @@ test: lint
 # The quick subset: skips the tests on whole kernels.
 test-short:
 	$(GO) test -short $(PKGS)
+
+# Every module of Debian's 6.1 cloud kernel (1,121) as split BTF on gobtf's
+# vmlinux BTF: kernel verifier, no duplicates, pahole 1.24 equality. Downloads
+# linux-image-6.1.0-56-cloud-amd64-dbg (283 MB) into ~/.cache/gobtf-test once.
+MODULE_JOBS ?= 2
+test-modules:
+	bash scripts/test-modules.sh -P $(MODULE_JOBS)
 
 # Side-by-side runs against the peers (scripts/bench.sh prints medians and
 # ratios), then the Go benchmarks with allocation counts.
@@ -34,7 +43,7 @@ fuzz:
 	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
 	  for fz in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "== $$pkg $$fz ($(FUZZTIME))"; \
-	    $(GO) test -run '^$$' -fuzz "^$$fz$$" -fuzztime $(FUZZTIME) $$pkg; \
+	    $(GO) test -run '^$$' -fuzz "^$$fz$$" -fuzztime $(FUZZTIME) -timeout 0 $(FUZZFLAGS) $$pkg; \
 	  done; \
 	done
 

@@ -167,6 +167,9 @@ func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *t
 	} else if opts.Languages.Skips(uint16(lang)) || c.unitTag == tagPartialUnit || c.unitTag == die.TagSkeletonUnit {
 		return unitDone{c: c, skipped: true}
 	}
+	if err := c.check(); err != nil {
+		return unitDone{c: c, err: fmt.Errorf("%s: %w", where, err)}
+	}
 	c.enumSignedness()
 	c.emit()
 	var funcs []funcCandidate

@@ -27,7 +27,7 @@ func Encode(path string, opts *Options, st *Stats) (*btf.Spec, error) {
 	t0 := time.Now()
 	m, err := openMapped(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	defer m.close()
 	f := m.elf
@@ -54,11 +54,11 @@ func Encode(path string, opts *Options, st *Stats) (*btf.Spec, error) {
 		secs = &die.Sections{Order: ds.Order, Info: ds.Info, Abbrev: ds.Abbrev, Str: ds.Str, LineStr: ds.LineStr,
 			StrOffsets: ds.StrOffsets, Addr: ds.Addr, RngLists: ds.RngLists, LocLists: ds.LocLists, Loc: ds.Loc,
 			Ranges: ds.Ranges, Types: ds.Types}
-		if secs.Info == nil {
-			return nil, fmt.Errorf("%s: %w", path, ErrNoDWARF)
-		}
 	} else if secs, err = m.dwarfSections(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(secs.Info) == 0 {
+		return nil, fmt.Errorf("%s: section .debug_info: empty: %w", path, ErrNoDWARF)
 	}
 	st.Load = time.Since(t0)
 	var release func([]byte)

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/elfio"
 )
 
 // mappedFile is an ELF file mapped read-only into memory. Sections stored
@@ -21,30 +22,84 @@ type mappedFile struct {
 	elf  *elf.File
 }
 
-// openMapped maps the file at path and parses its ELF headers.
+// openMapped maps the file at path and parses its ELF headers. Its errors
+// name path. The file must be a regular, non-empty file: it is checked
+// before opening, so that a FIFO cannot block the open. The ELF header and
+// section table are checked by elfio first, whose errors name the offset of
+// what is wrong; debug/elf then only reads what passed.
 func openMapped(path string) (*mappedFile, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := regularInput(path, fi); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
+	if fi, err = f.Stat(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if !fi.Mode().IsRegular() || fi.Size() == 0 || fi.Size() != int64(int(fi.Size())) {
-		return nil, fmt.Errorf("not a regular, non-empty file")
+	if err := regularInput(path, fi); err != nil {
+		return nil, err
 	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
+		return nil, fmt.Errorf("%s: mapping: %w", path, err)
+	}
+	if err := checkELF(path, data); err != nil {
+		syscall.Munmap(data)
 		return nil, err
 	}
 	ef, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
 		syscall.Munmap(data)
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &mappedFile{data: data, elf: ef}, nil
+}
+
+// checkELF checks the ELF header, the section table and that every section's
+// contents lie within the file, so that a truncated or corrupt file is
+// reported with the section and offset concerned, whichever section is
+// read first later on.
+func checkELF(path string, data []byte) error {
+	ef, err := elfio.NewFile(path, data)
+	if err != nil {
+		return err
+	}
+	for _, s := range ef.Sections() {
+		if s.Type == elf.SHT_NULL || s.Type == elf.SHT_NOBITS {
+			continue
+		}
+		if n := uint64(len(data)); s.Offset > n || s.Size > n-s.Offset {
+			name := s.Name
+			if name == "" {
+				name = fmt.Sprintf("#%d", s.Index)
+			}
+			return fmt.Errorf("%s: section %s: contents at file offset %#x, size %#x, beyond the file's %#x bytes", path, name, s.Offset, s.Size, n)
+		}
+	}
+	return nil
+}
+
+// regularInput rejects what cannot be an ELF input: directories, devices,
+// FIFOs, sockets, empty files and files too large to map.
+func regularInput(path string, fi os.FileInfo) error {
+	switch {
+	case fi.IsDir():
+		return fmt.Errorf("%s: is a directory", path)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s: not a regular file (%v)", path, fi.Mode().Type())
+	case fi.Size() == 0:
+		return fmt.Errorf("%s: empty file", path)
+	case fi.Size() != int64(int(fi.Size())):
+		return fmt.Errorf("%s: too large to map (%d bytes)", path, fi.Size())
+	}
+	return nil
 }
 
 // close unmaps the file. No slice of it may be used afterwards.

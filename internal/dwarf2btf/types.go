@@ -107,6 +107,10 @@ type cuTypes struct {
 	hasArray bool
 	intRec   int // index of the first base type named "int", or -1
 	ids      []btf.TypeID
+
+	limitErr   error   // the first BTF limit the unit breaks (limits.go)
+	cycleState []uint8 // checkCycles' scratch, per record
+	cyclePath  []int
 }
 
 func newCUTypes(opts *Options, littleEndian bool, addrSize uint32) *cuTypes {
@@ -132,6 +136,7 @@ func (c *cuTypes) reset() {
 	c.hasArray = false
 	c.intRec = -1
 	c.addrx = nil
+	c.limitErr = nil
 }
 
 // setAddrBase makes DW_OP_addrx resolvable through the unit's slice of

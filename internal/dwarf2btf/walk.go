@@ -92,6 +92,9 @@ func (c *cuTypes) walk(src dieStream) (lang uint64, clang bool, err error) {
 // children are to be read in.
 func (c *cuTypes) visit(d *digest, parent *frame, depth int) frame {
 	feats := &c.opts.Features
+	if len(d.name) > btf.KernelMaxNameLen {
+		c.checkName(d)
+	}
 	if d.tag == tagVariable && depth == 1 {
 		c.variable(d)
 		return frame{kind: frameVar, rec: len(c.vars) - 1}
@@ -140,7 +143,7 @@ func (c *cuTypes) visit(d *digest, parent *frame, depth int) frame {
 				case d.hasCount:
 					n = d.count
 				}
-				c.recs[parent.rec].nelems *= uint32(n)
+				c.mulElems(d, &c.recs[parent.rec], n)
 				return frame{}
 			}
 		case frameProto:

@@ -144,15 +144,19 @@ func (f *File) DWARFSectionsAt(addrs []uint64) (*DebugSections, error) {
 			off += uint64(len(p.data))
 		}
 	}
-	// Phase 2: join and relocate.
-	dst := d.fields()
-	var errs [len(dst)]error
-	for i, g := range groups {
+	// Phase 2: join and relocate. Every read error is reported before any
+	// goroutine starts: returning while one still copies from the file's
+	// mapping would let the caller unmap it under the copy (a fault).
+	for _, g := range groups {
 		for _, p := range g {
 			if p.err != nil {
 				return nil, p.err
 			}
 		}
+	}
+	dst := d.fields()
+	var errs [len(dst)]error
+	for i, g := range groups {
 		switch {
 		case len(g) == 0:
 			continue

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/binary"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/testutil"
+)
+
+// TestSplitDedupTwice reproduces, in miniature, the copies of base types
+// that one pass of libbpf's deduplication leaves in module BTF (struct
+// module in mlx5_ib, rdma_counter in ib_core). The base declares struct F
+// only (a FWD, as vmlinux does for types a module defines) and has
+// struct B { struct F *f; } and struct A { struct B *b; }. The module
+// defines F and has A and B, A first. Comparing the module's A with the
+// base's reaches the base FWD F where the module has the definition; a base
+// FWD cannot become a module type, so A is kept apart, but the FWD's link to
+// the definition is recorded and B, compared next, merges with the base's.
+// The module's A then refers to base types only: a copy of the base's A.
+// libbpf (btfdedup) leaves it; gobtf -J, deduplicating a second time, must
+// not: it writes F and the pointer to it (which B's copy needed) only.
+func TestSplitDedupTwice(t *testing.T) {
+	base := btf.NewSpec(nil)
+	i := base.AddInt("int", 4, btf.IntSigned, 32)
+	f := base.AddFwd("F", false)
+	pf := base.AddRef(btf.KindPtr, "", f)
+	b := base.AddStruct(false, "B", 8, []btf.MemberSpec{{Name: "f", Type: pf}})
+	pb := base.AddRef(btf.KindPtr, "", b)
+	base.AddStruct(false, "A", 8, []btf.MemberSpec{{Name: "b", Type: pb}})
+	_ = i
+
+	in := intType()
+	sf := &hDIE{tag: tagStructureType, attrs: []hAttr{str("F"), data1(atByteSize, 4)}}
+	sf.kids = []*hDIE{{tag: tagMember, attrs: []hAttr{str("x"), typeRef(in), data1(atDataMemberLoc, 0)}}}
+	sb := &hDIE{tag: tagStructureType, attrs: []hAttr{str("B"), data1(atByteSize, 8)}}
+	psb := &hDIE{tag: tagPointerType, attrs: []hAttr{data1(atByteSize, 8), typeRef(sb)}}
+	sa := &hDIE{tag: tagStructureType, attrs: []hAttr{str("A"), data1(atByteSize, 8)},
+		kids: []*hDIE{{tag: tagMember, attrs: []hAttr{str("b"), typeRef(psb), data1(atDataMemberLoc, 0)}}}}
+	psf := &hDIE{tag: tagPointerType, attrs: []hAttr{data1(atByteSize, 8), typeRef(sf)}}
+	sb.kids = []*hDIE{{tag: tagMember, attrs: []hAttr{str("f"), typeRef(psf), data1(atDataMemberLoc, 0)}}}
+
+	dir := t.TempDir()
+	basePath := filepath.Join(dir, "base.btf")
+	if err := os.WriteFile(basePath, base.Marshal(binary.LittleEndian), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	obj := writeInput(t, dir, "mod.o", dwarfELF(cu(in, sf, sa, psb, sb, psf)))
+	out := filepath.Join(dir, "split.btf")
+	mustGobtf(t, "-J", "--btf_base", basePath, "--btf_encode_detached="+out, obj)
+	got := dumpSplit(t, out, basePath)
+	if strings.Join(got, "; ") != "[7] STRUCT 'F' size=4 vlen=1; [8] PTR '(anon)' type_id=7" {
+		t.Errorf("split BTF holds %q, want struct F and a pointer to it", got)
+	}
+
+	// The oracle: libbpf's one pass leaves A beside F.
+	raw := filepath.Join(dir, "raw.btf")
+	mustGobtf(t, "-J", "--skip_dedup", "--btf_base", basePath, "--btf_encode_detached="+raw, obj)
+	libbpf := filepath.Join(dir, "libbpf.btf")
+	if msg, err := exec.Command(testutil.Tool(t, "btfdedup"), raw, libbpf, "--base", basePath).CombinedOutput(); err != nil {
+		t.Fatalf("btfdedup: %v\n%s", err, msg)
+	}
+	if once := dumpSplit(t, libbpf, basePath); !strings.Contains(strings.Join(once, "; "), "STRUCT 'A'") {
+		t.Errorf("libbpf's one pass gives %q; this test no longer shows why gobtf deduplicates twice", once)
+	}
+}
+
+// dumpSplit returns the first line of each split type's dump.
+func dumpSplit(t *testing.T, path, basePath string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bdata, err := os.ReadFile(basePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := btf.Parse(bdata, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := btf.Parse(data, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for id := s.FirstID(); id <= s.TypeCount(); id++ {
+		line, _, _ := strings.Cut(string(s.AppendDump(nil, id)), "\n")
+		lines = append(lines, line)
+	}
+	return lines
+}
