@@ -179,6 +179,14 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 	}
 	var est dwarf2btf.Stats
 	spec, err := dwarf2btf.Encode(path, &opts, &est)
+	if errors.Is(err, dwarf2btf.ErrNoDWARF) {
+		// pahole -J treats a file without debug information as nothing to
+		// encode, not as an error: it exits 0 and writes nothing (neither a
+		// detached file nor a .BTF section). Kernel builds rely on that
+		// status, so gobtf does the same, with a note on stderr.
+		_, werr := fmt.Fprintf(cmd.ErrOrStderr(), "gobtf: %v: nothing encoded\n", err)
+		return werr
+	}
 	if err != nil {
 		return err
 	}
