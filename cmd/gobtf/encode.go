@@ -190,6 +190,13 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 	if err != nil {
 		return err
 	}
+	if base == nil && spec.NumTypes() == 0 {
+		// pahole's encoder stops at "Empty file, nothing to do" when it
+		// holds no type besides void (an assembly-only object, say):
+		// status 0, nothing written. With a base the count includes the
+		// base's types, so split output is always written.
+		return nil
+	}
 	var dst *dedup.Stats
 	order := spec.ByteOrder()
 	if base != nil {

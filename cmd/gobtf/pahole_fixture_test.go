@@ -24,10 +24,13 @@ var paholeFixtures = []struct {
 	{"gotoff_i386.c", "gcc", func(t *testing.T, path string) {
 		requireReloc(t, path, ".rel.debug_info", elf.R_386_GOTOFF.String())
 	}},
+	{"asmonly.S", "clang", requireDebugInfo}, // no type: pahole writes no file
+	{"asmonly.S", "gcc", requireDebugInfo},   // one FUNC
 }
 
 // TestEncodeMatchesPaholeFixtures builds each fixture with its first-line
-// command and compares gobtf -J with pahole -J on it, every kind included.
+// command and compares gobtf -J with pahole -J on it, every kind included;
+// where pahole writes no file, gobtf must not either.
 func TestEncodeMatchesPaholeFixtures(t *testing.T) {
 	pahole, err := exec.LookPath("pahole")
 	if err != nil {
@@ -44,7 +47,18 @@ func TestEncodeMatchesPaholeFixtures(t *testing.T) {
 			if b, err := exec.Command(pahole, "-J", "--btf_encode_detached="+ref, obj).CombinedOutput(); err != nil {
 				t.Fatalf("pahole -J %s: %v\n%s", obj, err, b)
 			}
-			tool(t, "btfdiff", ref, ours)
+			_, refErr := os.Stat(ref)
+			_, ourErr := os.Stat(ours)
+			switch {
+			case os.IsNotExist(refErr) && os.IsNotExist(ourErr):
+				// Neither wrote anything: equal.
+			case os.IsNotExist(refErr):
+				t.Fatalf("gobtf wrote %s where pahole writes nothing", ours)
+			case os.IsNotExist(ourErr):
+				t.Fatalf("gobtf wrote nothing where pahole writes %s", ref)
+			default:
+				tool(t, "btfdiff", ref, ours)
+			}
 		})
 	}
 }
@@ -67,7 +81,7 @@ func buildPaholeFixture(t *testing.T, cc, name string) string {
 	if !ok {
 		t.Fatalf("%s: the first line has no build command", name)
 	}
-	out := filepath.Join(t.TempDir(), strings.TrimSuffix(name, ".c")+"-"+cc+".o")
+	out := filepath.Join(t.TempDir(), strings.TrimSuffix(name, filepath.Ext(name))+"-"+cc+".o")
 	args := strings.Fields(os.Expand(cmdline, func(v string) string {
 		return map[string]string{"CC": cc, "SRC": src, "OUT": out}[v]
 	}))
@@ -101,4 +115,18 @@ func requireReloc(t *testing.T, path, sec, typ string) {
 		}
 	}
 	t.Fatalf("%s: %s has no %s relocation: the fixture no longer tests what it should", path, sec, typ)
+}
+
+// requireDebugInfo fails the test unless the file has a .debug_info section
+// (so that it tests encoding, not the no-DWARF path).
+func requireDebugInfo(t *testing.T, path string) {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Section(".debug_info") == nil {
+		t.Fatalf("%s has no .debug_info: the fixture no longer tests what it should", path)
+	}
 }
