@@ -188,8 +188,23 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 		defer debug.SetGCPercent(debug.SetGCPercent(25))
 	}
 	spec, err := dwarf2btf.Encode(path, &opts, &est)
+	if errors.Is(err, dwarf2btf.ErrNoDWARF) {
+		// pahole -J treats a file without debug information as nothing to
+		// encode, not as an error: it exits 0 and writes nothing (neither a
+		// detached file nor a .BTF section). Kernel builds rely on that
+		// status, so gobtf does the same, with a note on stderr.
+		_, werr := fmt.Fprintf(cmd.ErrOrStderr(), "gobtf: %v: nothing encoded\n", err)
+		return werr
+	}
 	if err != nil {
 		return err
+	}
+	if base == nil && spec.NumTypes() == 0 {
+		// pahole's encoder stops at "Empty file, nothing to do" when it
+		// holds no type besides void (an assembly-only object, say):
+		// status 0, nothing written. With a base the count includes the
+		// base's types, so split output is always written.
+		return nil
 	}
 	// The conversion's working memory (DWARF abbreviation tables, symbol
 	// tables, per-unit buffers) is garbage now: hand it back to the system

@@ -31,8 +31,11 @@ type relocRule struct {
 // sections of relocatable objects: absolute addresses and section offsets,
 // plus RISC-V's label differences (ADD/SUB pairs and friends, emitted
 // because linker relaxation can move code). Types mean what the processor
-// supplements to the ELF ABI say; anything else is reported as unsupported
-// rather than silently left unapplied.
+// supplements to the ELF ABI say. Any other type is left unapplied, as
+// libdwfl (and so pahole) leaves it: compilers do put such relocations in
+// debug sections, e.g. gcc's R_386_GOTOFF in the DWARF expression of a
+// call-site parameter of i386 position-independent code, and libdwfl
+// relocates debug sections "partially", skipping the types it cannot apply.
 var relocRules = map[elf.Machine]map[uint32]relocRule{
 	elf.EM_X86_64: {
 		uint32(elf.R_X86_64_NONE):     {opNone, 0},
@@ -163,10 +166,9 @@ func (f *File) relocSection(dst []byte, tgt, rs *Section, bases map[int]uint64) 
 			}
 		}
 		rule, ok := rules[typ]
-		if !ok {
-			return f.secErrorf(rs, int64(off), nil, "unsupported relocation type %s against %s", relocName(f.Machine, typ), tgt.Name)
-		}
-		if rule.op == opNone {
+		if !ok || rule.op == opNone {
+			// Not an address or offset type (see relocRules): the field
+			// keeps the bytes the assembler wrote, as with libdwfl.
 			continue
 		}
 		var s uint64

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/dwarf"
 	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"reflect"
 	"strconv"
@@ -230,7 +231,6 @@ func TestRelocationErrors(t *testing.T) {
 	}{
 		{"offset beyond section", put(good, entry, 1<<40), "section .debug_info: offset 0x10000000000: relocation R_X86_64_32 of 4 bytes beyond"},
 		{"symbol out of range", put(good, entry+8, 0xffff<<32|info&0xffffffff), "section .rela.debug_info: offset 0x0: relocation symbol 65535 out of range"},
-		{"unsupported type", put(good, entry+8, info&^0xffffffff|uint64(elf.R_X86_64_GOTPCREL)), "unsupported relocation type R_X86_64_GOTPCREL"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -244,5 +244,48 @@ func TestRelocationErrors(t *testing.T) {
 				t.Errorf("got %v, want a *FormatError containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestRelocationUnappliedType: a relocation type that is not an address or
+// offset (here R_X86_64_GOTPCREL put in place of the first entry of
+// .rela.debug_info) is left unapplied, as libdwfl leaves it: the field keeps
+// the file's bytes while the other relocations are applied.
+func TestRelocationUnappliedType(t *testing.T) {
+	good := fixtureBytes(t)
+	f, err := NewFile("x.o", good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := f.Section(".rela.debug_info")
+	if rs == nil {
+		t.Fatal("fixture has no .rela.debug_info")
+	}
+	entry := int(rs.Offset)
+	rOff := int(leUint64(good[entry:]))
+	info := leUint64(good[entry+8:])
+	if elf.R_X86_64(uint32(info)) != elf.R_X86_64_32 {
+		t.Fatalf("first relocation is %v, the test expects R_X86_64_32", elf.R_X86_64(uint32(info)))
+	}
+	want, err := f.DWARFSections()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := bytes.Clone(good)
+	binary.LittleEndian.PutUint64(bad[entry+8:], info&^0xffffffff|uint64(elf.R_X86_64_GOTPCREL))
+	g, err := NewFile("x.o", bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := g.DWARFSections()
+	if err != nil {
+		t.Fatalf("an unapplicable relocation type in a debug section: %v (libdwfl skips it)", err)
+	}
+	raw, _ := g.SectionData(g.Section(".debug_info"))
+	if !bytes.Equal(got.Info[rOff:rOff+4], raw[rOff:rOff+4]) {
+		t.Errorf("field at %#x = % x, want the file's bytes % x", rOff, got.Info[rOff:rOff+4], raw[rOff:rOff+4])
+	}
+	if !bytes.Equal(got.Info[:rOff], want.Info[:rOff]) || !bytes.Equal(got.Info[rOff+4:], want.Info[rOff+4:]) {
+		t.Error("other relocations of .debug_info were not applied as before")
 	}
 }
