@@ -137,6 +137,24 @@ func expectFailure(t *testing.T, r childResult, file, want string) {
 	checkBounds(t, r)
 }
 
+// expectNote checks a run that encodes nothing without failing, as pahole
+// 1.31 does for a file without DWARF: exit status 0 and one line on stderr
+// that names the file and matches want.
+func expectNote(t *testing.T, r childResult, file, want string) {
+	t.Helper()
+	msg := strings.TrimSuffix(r.stderr, "\n")
+	if r.code != 0 || panicRE.MatchString(r.stderr) {
+		t.Errorf("exit status %d, want 0; stderr: %q", r.code, r.stderr)
+	}
+	if strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "gobtf: ") || !strings.Contains(msg, file) {
+		t.Errorf("stderr is not one line naming %s: %q", file, r.stderr)
+	}
+	if !regexp.MustCompile(want).MatchString(msg) {
+		t.Errorf("note %q does not match %q", msg, want)
+	}
+	checkBounds(t, r)
+}
+
 // checkBounds fails when a run took too long or too much memory.
 func checkBounds(t *testing.T, r childResult) {
 	t.Helper()

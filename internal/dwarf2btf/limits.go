@@ -22,10 +22,12 @@ func (c *cuTypes) limitErrorf(off uint64, format string, args ...any) {
 	}
 }
 
-// checkName rejects a name longer than the kernel's BTF name limit.
-func (c *cuTypes) checkName(d *digest) {
-	if len(d.name) > btf.KernelMaxNameLen {
-		c.limitErrorf(d.off, "name of %d bytes, longer than the kernel's BTF limit of %d", len(d.name), btf.KernelMaxNameLen)
+// checkName rejects a name longer than the kernel's BTF name limit. Names
+// are read lazily (most DIEs' names are never needed), so the check runs
+// when a name is interned, which visit does for the DIE at c.curOff.
+func (c *cuTypes) checkName(s string) {
+	if len(s) > btf.KernelMaxNameLen {
+		c.limitErrorf(c.curOff, "name of %d bytes, longer than the kernel's BTF limit of %d", len(s), btf.KernelMaxNameLen)
 	}
 }
 

@@ -109,6 +109,7 @@ type cuTypes struct {
 	ids      []btf.TypeID
 
 	limitErr   error   // the first BTF limit the unit breaks (limits.go)
+	curOff     uint64  // the DIE visit is handling, for limit errors
 	cycleState []uint8 // checkCycles' scratch, per record
 	cyclePath  []int
 }
@@ -165,6 +166,9 @@ func (c *cuTypes) setAddrBase(base uint64) {
 func (c *cuTypes) str(s string) uint32 {
 	if p := c.opts.KabiPrefix; p != "" && len(s) >= len(p) && s[:len(p)] == p {
 		s = p
+	}
+	if len(s) > btf.KernelMaxNameLen {
+		c.checkName(s)
 	}
 	return c.spec.AddString(s)
 }

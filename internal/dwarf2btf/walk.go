@@ -92,9 +92,7 @@ func (c *cuTypes) walk(src dieStream) (lang uint64, clang bool, err error) {
 // children are to be read in.
 func (c *cuTypes) visit(d *digest, parent *frame, depth int) frame {
 	feats := &c.opts.Features
-	if len(d.name) > btf.KernelMaxNameLen {
-		c.checkName(d)
-	}
+	c.curOff = d.off
 	if d.tag == tagVariable && depth == 1 {
 		c.variable(d)
 		return frame{kind: frameVar, rec: len(c.vars) - 1}
