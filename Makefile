@@ -5,7 +5,7 @@ BIN      ?= bin
 FUZZTIME ?= 30s
 PKGS     := ./...
 
-.PHONY: all build test test-short bench fuzz lint clean
+.PHONY: all build test test-short test-kbuild bench fuzz lint clean
 
 all: build
 
@@ -19,6 +19,25 @@ test: lint
 # The quick subset: skips the tests on whole kernels.
 test-short:
 	$(GO) test -short $(PKGS)
+
+# Kernel-build tests (root, qemu and linux-source-6.1 needed: see .ci/run).
+# scripts/kbuild-steps.sh replays the pahole steps of the kernel's build
+# scripts (6.1, 6.7-6.18, 7.x) on copies of the shared vmlinux and modules;
+# scripts/kbuild-boot.sh builds a 6.1 kernel and a module with PAHOLE, boots
+# it in qemu and checks its BTF inside the guest, then builds it again with a
+# corrupted .BTF and expects those checks to fail. PAHOLE=pahole runs the
+# boot tests with pahole instead; with gobtf, KBUILD_PEER (default pahole;
+# empty to skip) is booted too.
+PAHOLE      ?= $(BIN)/gobtf
+KBUILD_PEER ?= pahole
+test-kbuild: build
+	bash scripts/kbuild-steps.sh
+	bash scripts/kbuild-boot.sh --pahole $(PAHOLE)
+	bash scripts/kbuild-boot.sh --pahole $(PAHOLE) --corrupt --expect-fail
+	@if [ "$(PAHOLE)" = "$(BIN)/gobtf" ] && [ -n "$(KBUILD_PEER)" ]; then \
+	  echo bash scripts/kbuild-boot.sh --pahole $(KBUILD_PEER); \
+	  bash scripts/kbuild-boot.sh --pahole $(KBUILD_PEER); \
+	fi
 
 # Side-by-side runs against the peers (scripts/bench.sh prints medians and
 # ratios), then the Go benchmarks with allocation counts.
