@@ -4,7 +4,7 @@
  * the running kernel with the bpf() BPF_BTF_LOAD command, so that the kernel's
  * BTF verifier checks the very BTF the kernel carries. Prints one line,
  * "PASS btf_load ..." or "FAIL btf_load ...", with the tail of the verifier
- * log on failure; exits 0 on PASS, 1 on FAIL.
+ * log (newlines as '|') on failure; exits 0 on PASS, 1 on FAIL.
  *
  * Built on the host with: gcc -static -O2 -o btfload-guest btfload-guest.c
  */
@@ -68,8 +68,13 @@ int main(int argc, char **argv)
 		attr.btf_log_level = 1;
 		syscall(__NR_bpf, BPF_BTF_LOAD, &attr, sizeof(attr));
 		l = strlen(log_buf);
-		tail = l > 600 ? log_buf + l - 600 : log_buf;
-		printf("FAIL btf_load: BPF_BTF_LOAD of %s (%zu bytes): %s; verifier log tail:\n%s\n",
+		while (l > 0 && (log_buf[l - 1] == '\n' || log_buf[l - 1] == ' '))
+			log_buf[--l] = '\0';
+		tail = l > 300 ? log_buf + l - 300 : log_buf;
+		for (char *p = (char *)tail; *p; p++) /* one line for the host's parser */
+			if (*p == '\n' || *p == '\t')
+				*p = *p == '\n' ? '|' : ' ';
+		printf("FAIL btf_load: BPF_BTF_LOAD of %s (%zu bytes): %s; verifier log tail: %s\n",
 		       path, len, strerror(err), tail);
 		return 1;
 	}
