@@ -26,9 +26,8 @@ test-short:
 # scripts/kbuild-boot.sh builds a 6.1 kernel and a module with PAHOLE, boots
 # it in qemu and checks its BTF inside the guest, then relinks it twice with a
 # corrupted .BTF (list_head 1 and 9 bytes short) and expects the checks that
-# catch each to fail. PAHOLE=pahole runs the
-# boot tests with pahole instead; with gobtf, KBUILD_PEER (default pahole;
-# empty to skip) is booted too.
+# catch each to fail. PAHOLE=pahole runs the boot tests with pahole instead;
+# with gobtf, KBUILD_PEER (default pahole; empty to skip) is booted too.
 PAHOLE      ?= $(BIN)/gobtf
 KBUILD_PEER ?= pahole
 test-kbuild: build
