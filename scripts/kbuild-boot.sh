@@ -162,8 +162,8 @@ ko="$mod/gobtf_kbuild_test.ko"
 say "module built ($(elapsed))"
 
 # Host-side checks of what the build produced.
-readelf -S -W "$build/vmlinux" | grep -q ' \.BTF ' || die "vmlinux has no .BTF section"
-readelf -S -W "$ko" | grep -q ' \.BTF ' || die "$ko has no .BTF section"
+readelf -S -W "$build/vmlinux" | grep ' \.BTF ' >/dev/null || die "vmlinux has no .BTF section"
+readelf -S -W "$ko" | grep ' \.BTF ' >/dev/null || die "$ko has no .BTF section"
 objcopy --dump-section .BTF="$work/vmlinux.BTF" "$build/vmlinux" "$work/vmlinux.dump.tmp"
 rm -f "$work/vmlinux.dump.tmp"
 sha=$(sha256sum "$work/vmlinux.BTF" | cut -d' ' -f1)

@@ -120,10 +120,10 @@ for m in "${modules[@]}"; do objcopy --remove-section .BTF "$cache/$m.ko" "$nomo
 
 # Checks shared by the steps.
 is_rel_btf_o() { # OUT.o: ET_REL, one allocated .BTF, no symbols
-	readelf -h "$1" | grep -q 'Type:[[:space:]]*REL (Relocatable file)' || { readelf -h "$1" | grep Type; return 1; }
+	readelf -h "$1" | grep 'Type:[[:space:]]*REL (Relocatable file)' >/dev/null || { readelf -h "$1" | grep Type; return 1; }
 	readelf -S -W "$1" | grep -E '^ *\[ *[0-9]+\] \.BTF +PROGBITS .* A ' >/dev/null || { readelf -S -W "$1"; return 1; }
 	[ "$(readelf -S -W "$1" | grep -cE '^ *\[ *[0-9]+\] ')" = 3 ] || { readelf -S -W "$1"; return 1; } # NULL, .BTF, .shstrtab
-	! readelf -s -W "$1" | grep -q 'Symbol table'
+	! readelf -s -W "$1" | grep 'Symbol table' >/dev/null
 }
 dump_btf() { objcopy --dump-section "$2=$3" "$1" "$3.scratch" && rm -f "$3.scratch"; }
 same_section() { # ELF1 ELF2 [SECTION]
@@ -147,7 +147,7 @@ others_unchanged() { # ORIG NEW: same section names, and each section keeps its 
 	dump_all "$1" "$work/.before" && dump_all "$2" "$work/.after" && diff -r "$work/.before" "$work/.after" &&
 		echo "$(ls "$work/.after" | wc -l) sections compared"
 }
-has_btf() { readelf -S -W "$1" | grep -qE '^ *\[ *[0-9]+\] \.BTF +PROGBITS '; }
+has_btf() { readelf -S -W "$1" | grep -E '^ *\[ *[0-9]+\] \.BTF +PROGBITS ' >/dev/null; }
 
 ##### A. 6.1 link-vmlinux.sh gen_btf, gobtf and pahole 1.24
 section "A. Linux 6.1 link-vmlinux.sh gen_btf() (PAHOLE_FLAGS from scripts/pahole-flags.sh)"
@@ -250,7 +250,7 @@ else
 fi
 ln -sf .tmp_vmlinux.btf "$d/vmlinux"
 distilled=0
-"$gobtf" -J --supported_btf_features | tr ',' '\n' | grep -qx distilled_base && distilled=1
+"$gobtf" -J --supported_btf_features | tr ',' '\n' | grep -x distilled_base >/dev/null && distilled=1
 [ $distilled = 1 ] || echo "  SKIP external modules (MODULE_PAHOLE_FLAGS=--btf_features=distilled_base): gobtf --supported_btf_features does not list distilled_base"
 for m in "${modules[@]}"; do
 	cp "$cache/$m.ko" "$d/$m.ko"
@@ -271,7 +271,7 @@ for m in "${modules[@]}"; do
 	# shellcheck disable=SC2086
 	if (cd "$d" && LLVM_OBJCOPY=objcopy "$gobtf" -J $flags67 --btf_features=distilled_base --btf_base vmlinux "$m.ext.ko") > "$d/$m.ext.log" 2>&1; then
 		dump_btf "$d/$m.ext.ko" .BTF.base "$d/$m.base.btf" && dump_btf "$d/$m.ext.ko" .BTF "$d/$m.split.btf"
-		check "$m.ko external: readelf shows .BTF.base" sh -c "readelf -S -W '$d/$m.ext.ko' | grep -q ' \.BTF\.base '"
+		check "$m.ko external: readelf shows .BTF.base" sh -c "readelf -S -W '$d/$m.ext.ko' | grep ' \.BTF\.base ' >/dev/null"
 		check "$m.ko external: bpftool -B .BTF.base btf dump file .BTF" bpftool_reads -B "$d/$m.base.btf" btf dump file "$d/$m.split.btf"
 		check "$m.ko external: kernel verifier accepts .BTF.base + .BTF" "$btfload" "$d/$m.split.btf" --base "$d/$m.base.btf"
 	else
