@@ -7,7 +7,7 @@ FUZZTIME ?= 30s
 FUZZFLAGS ?=
 PKGS     := ./...
 
-.PHONY: all build test test-short test-modules bench fuzz lint clean
+.PHONY: all build test test-short test-modules test-kbuild bench fuzz lint clean
 
 all: build
 
@@ -28,6 +28,26 @@ test-short:
 MODULE_JOBS ?= 2
 test-modules:
 	bash scripts/test-modules.sh -P $(MODULE_JOBS)
+
+# Kernel-build tests (root, qemu and linux-source-6.1 needed: see .ci/run).
+# scripts/kbuild-steps.sh replays the pahole steps of the kernel's build
+# scripts (6.1, 6.7-6.18, 7.x) on copies of the shared vmlinux and modules;
+# scripts/kbuild-boot.sh builds a 6.1 kernel and a module with PAHOLE, boots
+# it in qemu and checks its BTF inside the guest, then relinks it twice with a
+# corrupted .BTF (list_head 1 and 9 bytes short) and expects the checks that
+# catch each to fail. PAHOLE=pahole runs the boot tests with pahole instead;
+# with gobtf, KBUILD_PEER (default pahole; empty to skip) is booted too.
+PAHOLE      ?= $(BIN)/gobtf
+KBUILD_PEER ?= pahole
+test-kbuild: build
+	bash scripts/kbuild-steps.sh
+	bash scripts/kbuild-boot.sh --pahole $(PAHOLE)
+	GO=$(GO) bash scripts/kbuild-boot.sh --pahole $(PAHOLE) --corrupt 1 --expect-fail btf_load
+	GO=$(GO) bash scripts/kbuild-boot.sh --pahole $(PAHOLE) --corrupt 9 --expect-fail btf_load,insmod,module_btf,dmesg
+	@if [ "$(PAHOLE)" = "$(BIN)/gobtf" ] && [ -n "$(KBUILD_PEER)" ]; then \
+	  echo bash scripts/kbuild-boot.sh --pahole $(KBUILD_PEER); \
+	  bash scripts/kbuild-boot.sh --pahole $(KBUILD_PEER); \
+	fi
 
 # Side-by-side runs against the peers (scripts/bench.sh prints medians and
 # ratios), then the Go benchmarks with allocation counts.
