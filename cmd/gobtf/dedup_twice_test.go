@@ -72,22 +72,7 @@ func TestSplitDedupTwice(t *testing.T) {
 // dumpSplit returns the first line of each split type's dump.
 func dumpSplit(t *testing.T, path, basePath string) []string {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bdata, err := os.ReadFile(basePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := btf.Parse(bdata, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := btf.Parse(data, base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := parseSplitFile(t, path, basePath)
 	var lines []string
 	for id := s.FirstID(); id <= s.TypeCount(); id++ {
 		line, _, _ := strings.Cut(string(s.AppendDump(nil, id)), "\n")

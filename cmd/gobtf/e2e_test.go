@@ -168,6 +168,20 @@ func TestEncodeModuleFuncs(t *testing.T) {
 // funcNames returns the names of the FUNCs of a split BTF file on base.
 func funcNames(t *testing.T, path, basePath string) map[string]bool {
 	t.Helper()
+	s := parseSplitFile(t, path, basePath)
+	names := map[string]bool{}
+	for id := s.FirstID(); id <= s.TypeCount(); id++ {
+		if typ := s.Type(id); typ.Kind() == btf.KindFunc {
+			names[s.Name(typ)] = true
+		}
+	}
+	return names
+}
+
+// parseSplitFile parses the raw split BTF file path on the raw base file
+// basePath.
+func parseSplitFile(t *testing.T, path, basePath string) *btf.Spec {
+	t.Helper()
 	bdata, err := os.ReadFile(basePath)
 	if err != nil {
 		t.Fatal(err)
@@ -184,11 +198,5 @@ func funcNames(t *testing.T, path, basePath string) map[string]bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := map[string]bool{}
-	for id := s.FirstID(); id <= s.TypeCount(); id++ {
-		if typ := s.Type(id); typ.Kind() == btf.KindFunc {
-			names[s.Name(typ)] = true
-		}
-	}
-	return names
+	return s
 }
