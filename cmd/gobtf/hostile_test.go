@@ -460,20 +460,6 @@ func TestHostileDWARF(t *testing.T) {
 	}
 }
 
-// mountTmpfs mounts a small tmpfs for the test, or skips.
-func mountTmpfs(t *testing.T, size string) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("skipping: mounting a tmpfs needs root")
-	}
-	dir := t.TempDir()
-	if msg, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("skipping: cannot mount a tmpfs: %v %s", err, msg)
-	}
-	t.Cleanup(func() { exec.Command("umount", dir).Run() })
-	return dir
-}
-
 // fillUp writes a filler file into dir until the file system is full.
 func fillUp(t *testing.T, dir string) {
 	t.Helper()
@@ -521,7 +507,7 @@ func TestHostileOutput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dir := mountTmpfs(t, "1m")
+			dir := testutil.MountTmpfs(t, "1m")
 			in := writeInput(t, dir, "in.o", sampleELF())
 			c.prepare(t, dir)
 			inBefore, dirBefore := fileState(t, in), fileState(t, dir)

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gobtf/gobtf/internal/testutil"
 )
 
 // smallObject builds a small x86-64 relocatable object in dir.
@@ -191,20 +193,6 @@ func mustReadELF(t *testing.T, path string) *elfFile {
 	return f
 }
 
-// mountTmpfs mounts a tmpfs of the given size on a new directory, or skips.
-func mountTmpfs(t *testing.T, size string) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("skipping: mounting a tmpfs needs root")
-	}
-	dir := t.TempDir()
-	if msg, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("skipping: cannot mount a tmpfs: %v %s", err, msg)
-	}
-	t.Cleanup(func() { exec.Command("umount", dir).Run() })
-	return dir
-}
-
 // TestWriteSectionsNoSpace: a full file system and a read-only one give a
 // clear error naming the file, and leave it and its directory unchanged,
 // with the unnamed and the named temporary file alike.
@@ -216,7 +204,7 @@ func TestWriteSectionsNoSpace(t *testing.T) {
 		t.Run("full disk, "+mode, func(t *testing.T) {
 			defer func(v bool) { useTmpfile = v }(useTmpfile)
 			useTmpfile = tmpfile
-			dir := mountTmpfs(t, "1m")
+			dir := testutil.MountTmpfs(t, "1m")
 			path := filepath.Join(dir, "big.o")
 			copyFile(t, src, path)
 			err := WriteSections(path, []NewSection{{Name: ".BTF", Data: testData(100<<10, 1)}})
@@ -229,7 +217,7 @@ func TestWriteSectionsNoSpace(t *testing.T) {
 		t.Run("read-only, "+mode, func(t *testing.T) {
 			defer func(v bool) { useTmpfile = v }(useTmpfile)
 			useTmpfile = tmpfile
-			dir := mountTmpfs(t, "4m")
+			dir := testutil.MountTmpfs(t, "4m")
 			path := filepath.Join(dir, "big.o")
 			copyFile(t, src, path)
 			if msg, err := exec.Command("mount", "-o", "remount,ro", dir).CombinedOutput(); err != nil {

@@ -168,3 +168,19 @@ func SeedFiles(pattern string) []string {
 	m, _ := filepath.Glob(filepath.Join(dir, pattern))
 	return m
 }
+
+// MountTmpfs mounts a tmpfs of the given size (e.g. "64k") on a new
+// temporary directory, unmounted when the test ends, and returns the
+// directory; it skips the test when not root or when mounting fails.
+func MountTmpfs(t testing.TB, size string) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("skipping: mounting a tmpfs needs root")
+	}
+	dir := t.TempDir()
+	if msg, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("skipping: cannot mount a tmpfs: %v %s", err, msg)
+	}
+	t.Cleanup(func() { exec.Command("umount", dir).Run() })
+	return dir
+}
