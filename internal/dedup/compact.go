@@ -52,3 +52,8 @@ func (d *deduper) compact(out *btf.Spec) error {
 	}
 	return nil
 }
+
+// mappedID returns the ID in the compacted output of input type id: the new
+// ID of its representative. It is valid only after compact, which leaves
+// the old-to-new map in hypot.
+func (d *deduper) mappedID(id uint32) uint32 { return d.hypot[d.resolve(id)] }

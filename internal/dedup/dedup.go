@@ -174,6 +174,13 @@ func (d *deduper) kindOf(id uint32) btf.Kind { return d.kinds[id] }
 // Unless opts.InPlace is set, s is not modified. The returned Stats has the
 // duration of each pass.
 func Dedup(s *btf.Spec, opts Options) (*btf.Spec, *Stats, error) {
+	_, out, st, err := run(s, opts)
+	return out, st, err
+}
+
+// run is Dedup that also returns its state, from which mappedID answers
+// where each input type went (the property tests use it).
+func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
 	st := &Stats{TypesIn: s.NumTypes(), StringsIn: len(s.Strings().Bytes())}
 	timer := newPassTimer(st)
 
@@ -187,7 +194,7 @@ func Dedup(s *btf.Spec, opts Options) (*btf.Spec, *Stats, error) {
 	if b := s.Base(); b != nil {
 		d.baseWords = b.Words()
 		if b.Base() != nil {
-			return nil, st, fmt.Errorf("dedup: base BTF is itself split BTF")
+			return nil, nil, st, fmt.Errorf("dedup: base BTF is itself split BTF")
 		}
 		d.baseOffs = b.TypeOffsets()
 	}
@@ -218,7 +225,7 @@ func Dedup(s *btf.Spec, opts Options) (*btf.Spec, *Stats, error) {
 	timer.done("setup")
 
 	if err := d.prepBase(); err != nil {
-		return nil, st, err
+		return nil, nil, st, err
 	}
 	timer.done("base")
 
@@ -226,22 +233,22 @@ func Dedup(s *btf.Spec, opts Options) (*btf.Spec, *Stats, error) {
 	out.SetByteOrder(s.ByteOrder())
 	out.SetHeaderLen(s.HeaderLen())
 	if err := d.dedupStrings(s.Strings(), out.Strings()); err != nil {
-		return nil, st, err
+		return nil, nil, st, err
 	}
 	timer.done("strings")
 
 	if err := d.hashOwn(); err != nil {
-		return nil, st, err
+		return nil, nil, st, err
 	}
 	timer.done("hash")
 
 	if err := d.dedupPrimitives(); err != nil {
-		return nil, st, err
+		return nil, nil, st, err
 	}
 	timer.done("primitives")
 
 	if err := d.dedupStructs(); err != nil {
-		return nil, st, err
+		return nil, nil, st, err
 	}
 	timer.done("structs")
 
@@ -249,18 +256,18 @@ func Dedup(s *btf.Spec, opts Options) (*btf.Spec, *Stats, error) {
 	timer.done("fwds")
 
 	if err := d.dedupRefs(); err != nil {
-		return nil, st, err
+		return nil, nil, st, err
 	}
 	timer.done("refs")
 
 	if err := d.compact(out); err != nil {
-		return nil, st, err
+		return nil, nil, st, err
 	}
 	timer.done("compact")
 
 	st.TypesOut = out.NumTypes()
 	st.StringsOut = len(out.Strings().Bytes())
-	return out, st, nil
+	return d, out, st, nil
 }
 
 // passTimer records pass durations into a Stats.

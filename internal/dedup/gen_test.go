@@ -54,7 +54,10 @@ type genUniverse struct {
 	enums   []genEnum
 }
 
-func newUniverse(r *rand.Rand, nStructs int) *genUniverse {
+// newUniverse returns a random universe of nStructs structs. A clean
+// universe has neither conflicting definitions of one name nor anonymous
+// structs: every name stands for one definition.
+func newUniverse(r *rand.Rand, nStructs int, clean bool) *genUniverse {
 	u := &genUniverse{}
 	nEnums := 1 + r.IntN(4)
 	for i := range nEnums {
@@ -71,6 +74,9 @@ func newUniverse(r *rand.Rand, nStructs int) *genUniverse {
 		}
 		if r.IntN(10) == 0 {
 			name = "" // anonymous
+		}
+		if clean {
+			name = fmt.Sprintf("s%d", i)
 		}
 		st := genStruct{name: name, union: r.IntN(8) == 0}
 		for range r.IntN(5) {
@@ -206,18 +212,26 @@ func (g *genUnit) structType(i int) btf.TypeID {
 // genInput returns a standalone Spec of nUnits random units over one random
 // universe.
 func genInput(seed uint64, nUnits, nStructs int) *btf.Spec {
+	return genInputIn(seed, nUnits, nStructs, false)
+}
+
+// genInputIn is genInput over a clean universe (see newUniverse) in which
+// every unit defines every struct and enum, so that there are no forward
+// declarations, when clean is set: the setting in which libbpf's
+// deduplication is exact (see properties_test.go).
+func genInputIn(seed uint64, nUnits, nStructs int, clean bool) *btf.Spec {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	u := newUniverse(r, nStructs)
+	u := newUniverse(r, nStructs, clean)
 	parts := make([]*btf.Spec, nUnits)
 	for p := range parts {
 		g := &genUnit{u: u, r: r, s: btf.NewSpec(nil), defined: map[int]bool{}, enumDef: map[int]bool{}, memo: map[string]btf.TypeID{}}
 		for i := range u.structs {
-			if r.IntN(2) == 0 {
+			if r.IntN(2) == 0 || clean {
 				g.defined[i] = true
 			}
 		}
 		for i := range u.enums {
-			g.enumDef[i] = r.IntN(3) != 0
+			g.enumDef[i] = r.IntN(3) != 0 || clean
 		}
 		// Roots in a unit-specific order: functions and variables that use
 		// struct pointers, plus some structs directly.
