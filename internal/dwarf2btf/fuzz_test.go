@@ -1,0 +1,90 @@
+package dwarf2btf
+
+import (
+	"encoding/binary"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dedup"
+	"github.com/gobtf/gobtf/internal/testutil"
+)
+
+// FuzzEncode runs the whole conversion (ELF reader, relocation of ET_REL
+// debug sections, DIE decoder, type, variable and function encoders) on
+// mutated ELF files, then deduplicates the result. Whatever the input, it
+// must end in an error that names the file, or in BTF that decodes again
+// with every type reference in range; never a panic or a hang. (BTF the
+// kernel refuses is allowed: a flipped character in a DWARF name gives one,
+// with pahole too; see TestHostileBitFlips in cmd/gobtf.)
+//
+// Seeds are small objects and shared objects compiled from testdata/types
+// with the installed C compilers; the kernel build's features are on, and
+// global_var too, so that every variable is encoded.
+func FuzzEncode(f *testing.F) {
+	src := filepath.Join(testutil.RepoRoot(), "testdata", "types", "basic.c")
+	dir := f.TempDir()
+	for _, cc := range []string{"gcc", "clang"} {
+		if _, err := exec.LookPath(cc); err != nil {
+			continue
+		}
+		for _, args := range [][]string{
+			{"-g", "-c", "-O0", "-gdwarf-5"},
+			{"-g", "-c", "-O1", "-gdwarf-4"},
+			{"-g", "-O1", "-gdwarf-5", "-shared", "-nostdlib", "-fPIC"},
+		} {
+			out := filepath.Join(dir, "seed.o")
+			if err := exec.Command(cc, append(args, src, "-o", out)...).Run(); err != nil {
+				f.Logf("%s %s: %v", cc, strings.Join(args, " "), err)
+				continue
+			}
+			if b, err := os.ReadFile(out); err == nil {
+				f.Add(b)
+			}
+		}
+	}
+	f.Add([]byte("\x7fELF\x02\x01\x01"))
+	feat := NewFeatureSet()
+	if err := feat.ApplyList("default,global_var", true); err != nil {
+		f.Fatal(err)
+	}
+	opts := &Options{Features: feat.Features, Jobs: 1}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "in.o")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Encode(path, opts, nil)
+		if err != nil {
+			if !strings.Contains(err.Error(), path) {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		back, err := btf.Parse(s.Marshal(binary.LittleEndian), nil)
+		if err != nil {
+			t.Fatalf("converted BTF does not decode: %v", err)
+		}
+		inRange(t, back)
+		out, _, err := dedup.Dedup(back, dedup.Options{})
+		if err != nil {
+			t.Fatalf("converted BTF does not deduplicate: %v", err)
+		}
+		inRange(t, out)
+	})
+}
+
+// inRange fails t if a type of s references an ID beyond its last type.
+func inRange(t *testing.T, s *btf.Spec) {
+	t.Helper()
+	for i := range s.NumTypes() {
+		s.Own(i).ForEachTypeRef(func(p *uint32) {
+			if *p > uint32(s.TypeCount()) {
+				t.Fatalf("type %d references %d of %d", int(s.FirstID())+i, *p, s.TypeCount())
+			}
+		})
+	}
+}
