@@ -14,12 +14,18 @@ import (
 // into flat side arrays when their parent's children end; that keeps each
 // type's members contiguous without a heap object per type.
 //
-// After the walk, emit numbers the records (IDs follow record order, skipping
-// records that stand for void or pass through to their target), resolves every
-// DIE offset to an ID by binary search over the record offsets (which are
-// increasing because records are made in DIE order) and writes the BTF words.
-// pahole numbers a CU's types in almost the same order; the exact order within
-// a CU does not matter after deduplication, only the structure does.
+// After the walk, emit numbers the records in pahole's order (skipping records
+// that stand for void or pass through to their target), resolves every DIE
+// offset to an ID through an offset index and writes the BTF words.
+//
+// pahole's order is DIE order except for types nested in a struct or union
+// (clang nests the anonymous unions and structs of C members; C++ nests
+// named types) and for the TYPE_TAGs of a pointer (clang's
+// DW_TAG_LLVM_annotation children): pahole numbers a struct or a pointer
+// only after all of its children are read, so nested types come before the
+// struct that holds them, innermost first, and tags before their pointer. The order matters beyond IDs: when deduplication keeps two
+// equivalent copies of a type (libbpf is not exact with forward
+// declarations), which copies survive depends on it.
 
 // Record kinds beyond the BTF kinds.
 const (
@@ -85,7 +91,8 @@ type cuTypes struct {
 	addrx        func(index uint64) (uint64, bool) // resolves DW_OP_addrx; nil if unknown
 	debugAddr    []byte                            // .debug_addr, for addrx
 
-	recs []typeRec
+	recs  []typeRec
+	order []int32 // record indexes in emission (ID) order, see emit
 
 	recIndex offsetIndex // recs[i].off -> i, for find
 	members  []memberRec
@@ -124,6 +131,7 @@ func newCUTypes(opts *Options, littleEndian bool, addrSize uint32) *cuTypes {
 func (c *cuTypes) reset() {
 	c.spec.Reset()
 	c.recs = c.recs[:0]
+	c.order = c.order[:0]
 	c.recIndex.reset()
 	c.members = c.members[:0]
 	c.enums = c.enums[:0]
@@ -173,11 +181,23 @@ func (c *cuTypes) str(s string) uint32 {
 	return c.spec.AddString(s)
 }
 
-// add appends a record for d and returns its index.
+// add appends a record for d and returns its index. The record takes the
+// next place in the emission order unless the caller defers it (deferOrder).
 func (c *cuTypes) add(d *digest, k btf.Kind) int {
 	c.recs = append(c.recs, typeRec{off: d.off, ref: d.typ, kind: k})
-	c.recIndex.put(d.off, int32(len(c.recs)-1))
-	return len(c.recs) - 1
+	i := len(c.recs) - 1
+	c.recIndex.put(d.off, int32(i))
+	c.order = append(c.order, int32(i))
+	return i
+}
+
+// deferOrder takes record i, just added, out of the emission order; the
+// caller puts it back with c.order = append(c.order, i) when its place is
+// known.
+func (c *cuTypes) deferOrder(i int) {
+	if n := len(c.order); n > 0 && c.order[n-1] == int32(i) {
+		c.order = c.order[:n-1]
+	}
 }
 
 // baseType records a DW_TAG_base_type by pahole's rules: signed (including
@@ -232,7 +252,7 @@ func (c *cuTypes) enumType(d *digest, signed bool) int {
 func (c *cuTypes) emit() {
 	c.ids = append(c.ids[:0], make([]btf.TypeID, len(c.recs))...)
 	next := btf.TypeID(1)
-	for i := range c.recs {
+	for _, i := range c.order {
 		if c.recs[i].kind <= btf.MaxKind {
 			c.ids[i] = next
 			next++
@@ -249,7 +269,7 @@ func (c *cuTypes) emit() {
 	s := c.spec
 	s.Reserve(int(next), 4*len(c.recs)+3*len(c.members)+2*len(c.enums)+2*len(c.params))
 	var w []uint32
-	for i := range c.recs {
+	for _, i := range c.order {
 		r := &c.recs[i]
 		if r.kind > btf.MaxKind {
 			continue

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dedup"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 
@@ -319,4 +320,67 @@ func copyToTemp(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// TestTypeOrderMatchesPahole requires, beyond equal structure, pahole's
+// exact result: the same types with the same IDs. After deduplication,
+// which keeps the first of equal types, that holds only when every unit's
+// types are numbered in pahole's order, which is not plain DIE order (see
+// emit): clang nests the anonymous members' types in their struct and puts
+// TYPE_TAGs under their pointer. It also decides which copies survive when
+// deduplication keeps duplicates, as it does on some kernel modules.
+func TestTypeOrderMatchesPahole(t *testing.T) {
+	pahole, err := exec.LookPath("pahole")
+	if err != nil {
+		t.Skip("skipping: pahole (dwarves) is not installed")
+	}
+	types, _, _ := buildFixtures(t)
+	for _, fx := range types {
+		t.Run(fx.name, func(t *testing.T) {
+			ref := fx.obj + ".pahole-order.btf"
+			if out, err := exec.Command(pahole, "-J", "--btf_encode_detached="+ref, fx.obj).CombinedOutput(); err != nil {
+				t.Fatalf("pahole: %v\n%s", err, out)
+			}
+			want := dumpFile(t, ref)
+			s, err := Encode(fx.obj, &Options{Features: DefaultFeatures(), Jobs: 2}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, _, err = dedup.Dedup(s, dedup.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := s.Dump(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want {
+				g, w := strings.Split(got.String(), "\n"), strings.Split(want, "\n")
+				for i := range min(len(g), len(w)) {
+					if g[i] != w[i] {
+						t.Fatalf("first difference at dump line %d:\n  gobtf:  %s\n  pahole: %s", i+1, g[i], w[i])
+					}
+				}
+				t.Fatalf("dumps of %d and %d lines", len(g), len(w))
+			}
+		})
+	}
+}
+
+// dumpFile returns the bpftool-style dump of a raw BTF file.
+func dumpFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := btf.Parse(data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := s.Dump(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

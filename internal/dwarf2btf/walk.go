@@ -190,6 +190,9 @@ func (c *cuTypes) visitType(d *digest) frame {
 		// BTF has no reference kind; at the ABI level a C++ reference is
 		// a pointer. (pahole stops with "Unsupported" on these.)
 		i := c.add(d, btf.KindPtr)
+		if d.children {
+			c.deferOrder(i) // numbered after its TYPE_TAGs, at close
+		}
 		return frame{kind: framePointer, rec: i, start: len(c.tagStack)}
 	case tagConstType:
 		c.add(d, btf.KindConst)
@@ -227,6 +230,9 @@ func (c *cuTypes) visitType(d *digest) frame {
 		i := c.add(d, k)
 		c.recs[i].name = c.str(name)
 		c.recs[i].size = uint32(d.byteSize)
+		if d.children {
+			c.deferOrder(i) // numbered after its nested types, at close
+		}
 		return frame{kind: frameStruct, rec: i, start: len(c.memberStack)}
 	case tagEnumerationType:
 		i := c.enumType(d, false)
@@ -257,6 +263,7 @@ func (c *cuTypes) declTag(d *digest, target uint64, component int32) {
 func (c *cuTypes) close(f *frame) {
 	switch f.kind {
 	case frameStruct:
+		c.order = append(c.order, int32(f.rec))
 		r := &c.recs[f.rec]
 		r.first, r.n = uint32(len(c.members)), uint32(len(c.memberStack)-f.start)
 		c.members = append(c.members, c.memberStack[f.start:]...)
@@ -272,6 +279,7 @@ func (c *cuTypes) close(f *frame) {
 		c.params = append(c.params, c.paramStack[f.start:]...)
 		c.paramStack = c.paramStack[:f.start]
 	case framePointer:
+		c.order = append(c.order, int32(f.rec))
 		// Tags a, b (in DIE order) on a pointer to T become
 		// PTR -> TYPE_TAG b -> TYPE_TAG a -> T: the tag written last
 		// is nearest to the '*'.
