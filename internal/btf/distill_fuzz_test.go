@@ -9,7 +9,7 @@ import (
 // FuzzDistillBase decodes split BTF on the distillation tests' base, distills
 // its base and relocates the result back. Neither step may panic or loop on
 // any input. For input the kernel's rules accept, the distilled split must be
-// accepted too, and relocation must give back every original split type:
+// accepted too (unless nothing of the base is referenced), and relocation must give back every original split type:
 // the same words, the same strings, and each reference either the original
 // one or, for a base type copied into the split, a copy of the same kind and
 // name. (Every distilled type of this base has exactly one counterpart, so
@@ -34,7 +34,11 @@ func FuzzDistillBase(f *testing.F) {
 		if s.NumTypes() == 0 || s.Validate() != nil {
 			return // (no types at all: nothing the kernel would load)
 		}
-		if err := split.Validate(); err != nil {
+		// A split that references no base type at all distills to an empty
+		// base, as with libbpf's btf__distill_base; the kernel's rule that
+		// base BTF has types refuses that pair whoever made it. (Found by
+		// this target: testdata/fuzz/FuzzDistillBase/b13688e976440744.)
+		if err := split.Validate(); err != nil && base.NumTypes() > 0 {
 			t.Fatalf("the input is valid, the distilled split is not: %v", err)
 		}
 		if _, err := Parse(base.Marshal(binary.LittleEndian), nil); err != nil {
