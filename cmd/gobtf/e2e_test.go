@@ -43,8 +43,9 @@ func tool(t *testing.T, name string, args ...string) string {
 
 // TestEncodeVmlinux runs gobtf -J with the kernel-build flags on the shared
 // vmlinux and checks the result against pahole's reference, type for type
-// and every kind included; the kernel verifier; libbpf's dedup of the
-// one-to-one conversion; and byte-identical output for -j1, -j2 and -j8.
+// and every kind included, and line for line in a dump (the same IDs); the
+// kernel verifier; libbpf's dedup of the one-to-one conversion; and
+// byte-identical output for -j1, -j2 and -j8.
 func TestEncodeVmlinux(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping the whole-vmlinux encoding in -short mode")
@@ -65,6 +66,17 @@ func TestEncodeVmlinux(t *testing.T) {
 		}
 	}
 	tool(t, "btfdiff", outs["-j2"], ref)
+	// More than equal structure: pahole's types with pahole's IDs, which
+	// needs each unit's types numbered in pahole's order.
+	if got, want := dumpBTF(t, outs["-j2"]), dumpBTF(t, ref); got != want {
+		g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+		for i := range min(len(g), len(w)) {
+			if g[i] != w[i] {
+				t.Errorf("the dump differs from the reference's from line %d:\n  gobtf:  %s\n  pahole: %s", i+1, g[i], w[i])
+				break
+			}
+		}
+	}
 	if os.Geteuid() == 0 {
 		tool(t, "btfload", outs["-j2"])
 	}
@@ -79,6 +91,24 @@ func TestEncodeVmlinux(t *testing.T) {
 	libbpf := filepath.Join(dir, "raw.libbpf.btf")
 	tool(t, "btfdedup", raw, libbpf)
 	tool(t, "btfdiff", libbpf, outs["-j2"])
+}
+
+// dumpBTF returns the bpftool-style dump of a raw BTF file.
+func dumpBTF(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := btf.Parse(data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := s.Dump(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
 
 // TestEncodeModules encodes each shared module as split BTF on pahole's
