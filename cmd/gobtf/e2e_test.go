@@ -68,14 +68,8 @@ func TestEncodeVmlinux(t *testing.T) {
 	tool(t, "btfdiff", outs["-j2"], ref)
 	// More than equal structure: pahole's types with pahole's IDs, which
 	// needs each unit's types numbered in pahole's order.
-	if got, want := dumpBTF(t, outs["-j2"]), dumpBTF(t, ref); got != want {
-		g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-		for i := range min(len(g), len(w)) {
-			if g[i] != w[i] {
-				t.Errorf("the dump differs from the reference's from line %d:\n  gobtf:  %s\n  pahole: %s", i+1, g[i], w[i])
-				break
-			}
-		}
+	if d := testutil.FirstDiff(testutil.DumpFile(t, outs["-j2"]), testutil.DumpFile(t, ref)); d != "" {
+		t.Errorf("the dump differs from pahole's reference (got: gobtf): %s", d)
 	}
 	if os.Geteuid() == 0 {
 		tool(t, "btfload", outs["-j2"])
@@ -91,24 +85,6 @@ func TestEncodeVmlinux(t *testing.T) {
 	libbpf := filepath.Join(dir, "raw.libbpf.btf")
 	tool(t, "btfdedup", raw, libbpf)
 	tool(t, "btfdiff", libbpf, outs["-j2"])
-}
-
-// dumpBTF returns the bpftool-style dump of a raw BTF file.
-func dumpBTF(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := btf.Parse(data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := s.Dump(&b); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }
 
 // TestEncodeModules encodes each shared module as split BTF on pahole's

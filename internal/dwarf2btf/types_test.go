@@ -341,7 +341,7 @@ func TestTypeOrderMatchesPahole(t *testing.T) {
 			if out, err := exec.Command(pahole, "-J", "--btf_encode_detached="+ref, fx.obj).CombinedOutput(); err != nil {
 				t.Fatalf("pahole: %v\n%s", err, out)
 			}
-			want := dumpFile(t, ref)
+			want := testutil.DumpFile(t, ref)
 			s, err := Encode(fx.obj, &Options{Features: DefaultFeatures(), Jobs: 2}, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -354,33 +354,9 @@ func TestTypeOrderMatchesPahole(t *testing.T) {
 			if err := s.Dump(&got); err != nil {
 				t.Fatal(err)
 			}
-			if got.String() != want {
-				g, w := strings.Split(got.String(), "\n"), strings.Split(want, "\n")
-				for i := range min(len(g), len(w)) {
-					if g[i] != w[i] {
-						t.Fatalf("first difference at dump line %d:\n  gobtf:  %s\n  pahole: %s", i+1, g[i], w[i])
-					}
-				}
-				t.Fatalf("dumps of %d and %d lines", len(g), len(w))
+			if d := testutil.FirstDiff(got.String(), want); d != "" {
+				t.Fatalf("the dump differs from pahole's (got: gobtf): %s", d)
 			}
 		})
 	}
-}
-
-// dumpFile returns the bpftool-style dump of a raw BTF file.
-func dumpFile(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := btf.Parse(data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := s.Dump(&b); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }

@@ -1,0 +1,46 @@
+package testutil
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/gobtf/gobtf/internal/btf"
+)
+
+// DumpFile returns the bpftool-style dump of the raw BTF file at path, in
+// which types appear with their IDs, so that two dumps are equal only when
+// the same types have the same IDs.
+func DumpFile(t testing.TB, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := btf.Parse(data, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	var b bytes.Buffer
+	if err := s.Dump(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// FirstDiff describes where two multi-line texts first differ, or returns
+// "" when they are equal.
+func FirstDiff(got, want string) string {
+	if got == want {
+		return ""
+	}
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range min(len(g), len(w)) {
+		if g[i] != w[i] {
+			return fmt.Sprintf("first difference at line %d:\n  got:  %s\n  want: %s", i+1, g[i], w[i])
+		}
+	}
+	return fmt.Sprintf("%d lines against %d", len(g), len(w))
+}
