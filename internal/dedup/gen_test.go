@@ -226,7 +226,9 @@ func genInputIn(seed uint64, nUnits, nStructs int, clean bool) *btf.Spec {
 	for p := range parts {
 		g := &genUnit{u: u, r: r, s: btf.NewSpec(nil), defined: map[int]bool{}, enumDef: map[int]bool{}, memo: map[string]btf.TypeID{}}
 		for i := range u.structs {
-			if r.IntN(2) == 0 || clean {
+			// An anonymous struct cannot be declared without being
+			// defined in C, so every unit that uses one defines it.
+			if r.IntN(2) == 0 || clean || u.structs[i].name == "" {
 				g.defined[i] = true
 			}
 		}

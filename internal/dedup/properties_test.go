@@ -28,13 +28,16 @@ import (
 //     checked: with two conflicting definitions of a name, libbpf may map
 //     one FWD to either.
 //
-// Properties 1 and 2 hold only when every name stands for one definition
-// (a clean universe in gen_test.go), as in a well-formed C program. With
-// two definitions of one name, FWDs of that name are ambiguous and libbpf's
-// single pass is not exact: on genInput(73, 3, 11), for one, libbpf 1.x
-// keeps 65 types of which 4 pairs are identical, and a second libbpf pass
-// leaves 61. gobtf does the same (it equals libbpf there), so on such
-// inputs only property 3 is required.
+// The properties hold when every name stands for one definition (a clean
+// universe in gen_test.go), as in a well-formed C program, and libbpf's
+// deduplication guarantees no more: with two definitions of one name, FWDs
+// of that name are ambiguous and libbpf's single pass is neither exact nor
+// faithful. On genInput(73, 3, 11), for one, libbpf 1.x keeps 65 types of
+// which 4 pairs are identical, and a second pass leaves 61; on
+// genInputIn(734, 7, 19, false) it maps the union s11 to a union s11 whose
+// members point elsewhere. gobtf does what libbpf does there (the fuzzer
+// found these; FuzzDedupVsLibbpf checks that agreement), so such inputs are
+// left to that oracle and these properties are checked on clean inputs.
 
 // shape returns type id of s with every type reference zeroed and every
 // string offset replaced by the string, as a comparable key, and the
@@ -179,10 +182,9 @@ func intern(ids map[string]int, key string) int {
 	return c
 }
 
-// checkDedupProperties deduplicates in with opts and checks property 3, and
-// properties 1 and 2 too when exact is set (in has one definition per
-// name).
-func checkDedupProperties(t *testing.T, in *btf.Spec, opts Options, exact bool) {
+// checkDedupProperties deduplicates in with opts and checks the three
+// properties.
+func checkDedupProperties(t *testing.T, in *btf.Spec, opts Options) {
 	t.Helper()
 	d, out, _, err := run(in, opts)
 	if err != nil {
@@ -195,9 +197,7 @@ func checkDedupProperties(t *testing.T, in *btf.Spec, opts Options, exact bool) 
 		t.Fatalf("result does not decode: %v", err)
 	}
 
-	if exact {
-		checkExact(t, out, opts)
-	}
+	checkExact(t, out, opts)
 	checkNothingLost(t, d, in, out)
 }
 
@@ -243,33 +243,30 @@ func checkNothingLost(t *testing.T, d *deduper, in, out *btf.Spec) {
 	}
 }
 
-// TestDedupProperties checks the properties on a range of generated inputs,
-// with and without conflicting definitions, in both libbpf modes;
-// FuzzDedupProperties explores further.
+// TestDedupProperties checks the properties on a range of generated inputs
+// in both libbpf modes; FuzzDedupProperties explores further.
 func TestDedupProperties(t *testing.T) {
-	n := uint64(100)
+	n := uint64(300)
 	if testing.Short() {
-		n = 20
+		n = 30
 	}
 	for seed := range n {
-		for _, clean := range []bool{true, false} {
-			in := reparse(t, genInputIn(seed, 2+int(seed%6), 3+int(seed%13), clean), nil)
-			for _, legacy := range []bool{false, true} {
-				t.Run(fmt.Sprintf("seed%d-clean=%v-legacy=%v", seed, clean, legacy), func(t *testing.T) {
-					checkDedupProperties(t, in, Options{Libbpf112: legacy}, clean)
-				})
-			}
+		in := reparse(t, genInputIn(seed, 1+int(seed%8), 1+int(seed*7%40), true), nil)
+		for _, legacy := range []bool{false, true} {
+			t.Run(fmt.Sprintf("seed%d-legacy=%v", seed, legacy), func(t *testing.T) {
+				checkDedupProperties(t, in, Options{Libbpf112: legacy})
+			})
 		}
 	}
 }
 
 // FuzzDedupProperties checks the properties on generated type graphs of
-// fuzzer-chosen seed, size and cleanliness.
+// fuzzer-chosen seed and size.
 func FuzzDedupProperties(f *testing.F) {
-	f.Add(uint64(1), uint8(3), uint8(6), true, false)
-	f.Add(uint64(7), uint8(6), uint8(20), false, true)
-	f.Fuzz(func(t *testing.T, seed uint64, units, structs uint8, clean, legacy bool) {
-		in := reparse(t, genInputIn(seed, 1+int(units%8), 1+int(structs%40), clean), nil)
-		checkDedupProperties(t, in, Options{Libbpf112: legacy}, clean)
+	f.Add(uint64(1), uint8(3), uint8(6), false)
+	f.Add(uint64(7), uint8(6), uint8(20), true)
+	f.Fuzz(func(t *testing.T, seed uint64, units, structs uint8, legacy bool) {
+		in := reparse(t, genInputIn(seed, 1+int(units%8), 1+int(structs%40), true), nil)
+		checkDedupProperties(t, in, Options{Libbpf112: legacy})
 	})
 }
