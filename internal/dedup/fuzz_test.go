@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/testutil"
 )
 
 // FuzzDedupBytes feeds arbitrary blobs that parse as BTF to Dedup in both
@@ -31,13 +32,7 @@ func FuzzDedupBytes(f *testing.F) {
 			if err != nil {
 				t.Fatalf("result does not decode: %v", err)
 			}
-			for i := range back.NumTypes() {
-				back.Own(i).ForEachTypeRef(func(p *uint32) {
-					if *p > back.TypeCount() {
-						t.Fatalf("type %d references %d of %d", i+1, *p, back.TypeCount())
-					}
-				})
-			}
+			testutil.RefsInRange(t, back)
 		}
 	})
 }

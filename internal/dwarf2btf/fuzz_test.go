@@ -68,23 +68,11 @@ func FuzzEncode(f *testing.F) {
 		if err != nil {
 			t.Fatalf("converted BTF does not decode: %v", err)
 		}
-		inRange(t, back)
+		testutil.RefsInRange(t, back)
 		out, _, err := dedup.Dedup(back, dedup.Options{})
 		if err != nil {
 			t.Fatalf("converted BTF does not deduplicate: %v", err)
 		}
-		inRange(t, out)
+		testutil.RefsInRange(t, out)
 	})
-}
-
-// inRange fails t if a type of s references an ID beyond its last type.
-func inRange(t *testing.T, s *btf.Spec) {
-	t.Helper()
-	for i := range s.NumTypes() {
-		s.Own(i).ForEachTypeRef(func(p *uint32) {
-			if *p > uint32(s.TypeCount()) {
-				t.Fatalf("type %d references %d of %d", int(s.FirstID())+i, *p, s.TypeCount())
-			}
-		})
-	}
 }

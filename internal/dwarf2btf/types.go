@@ -23,9 +23,10 @@ import (
 // named types) and for the TYPE_TAGs of a pointer (clang's
 // DW_TAG_LLVM_annotation children): pahole numbers a struct or a pointer
 // only after all of its children are read, so nested types come before the
-// struct that holds them, innermost first, and tags before their pointer. The order matters beyond IDs: when deduplication keeps two
-// equivalent copies of a type (libbpf is not exact with forward
-// declarations), which copies survive depends on it.
+// struct that holds them, innermost first, and tags before their pointer.
+// The order matters beyond IDs: when deduplication keeps two equivalent
+// copies of a type (libbpf is not exact with forward declarations), which
+// copies survive depends on it.
 
 // Record kinds beyond the BTF kinds.
 const (
@@ -181,23 +182,20 @@ func (c *cuTypes) str(s string) uint32 {
 	return c.spec.AddString(s)
 }
 
-// add appends a record for d and returns its index. The record takes the
-// next place in the emission order unless the caller defers it (deferOrder).
+// add appends a record for d, numbered in DIE order, and returns its index.
 func (c *cuTypes) add(d *digest, k btf.Kind) int {
-	c.recs = append(c.recs, typeRec{off: d.off, ref: d.typ, kind: k})
-	i := len(c.recs) - 1
-	c.recIndex.put(d.off, int32(i))
+	i := c.addUnordered(d, k)
 	c.order = append(c.order, int32(i))
 	return i
 }
 
-// deferOrder takes record i, just added, out of the emission order; the
-// caller puts it back with c.order = append(c.order, i) when its place is
-// known.
-func (c *cuTypes) deferOrder(i int) {
-	if n := len(c.order); n > 0 && c.order[n-1] == int32(i) {
-		c.order = c.order[:n-1]
-	}
+// addUnordered appends a record for d without giving it its place in the
+// emission order: close gives it, once the DIE's children are read.
+func (c *cuTypes) addUnordered(d *digest, k btf.Kind) int {
+	c.recs = append(c.recs, typeRec{off: d.off, ref: d.typ, kind: k})
+	i := len(c.recs) - 1
+	c.recIndex.put(d.off, int32(i))
+	return i
 }
 
 // baseType records a DW_TAG_base_type by pahole's rules: signed (including

@@ -189,10 +189,11 @@ func (c *cuTypes) visitType(d *digest) frame {
 	case tagPointerType, tagReferenceType, tagRvalueRefType:
 		// BTF has no reference kind; at the ABI level a C++ reference is
 		// a pointer. (pahole stops with "Unsupported" on these.)
-		i := c.add(d, btf.KindPtr)
-		if d.children {
-			c.deferOrder(i) // numbered after its TYPE_TAGs, at close
+		if !d.children {
+			c.add(d, btf.KindPtr)
+			return frame{}
 		}
+		i := c.addUnordered(d, btf.KindPtr) // numbered after its TYPE_TAGs, at close
 		return frame{kind: framePointer, rec: i, start: len(c.tagStack)}
 	case tagConstType:
 		c.add(d, btf.KindConst)
@@ -227,12 +228,14 @@ func (c *cuTypes) visitType(d *digest) frame {
 		if d.tag == tagUnionType {
 			k = btf.KindUnion
 		}
-		i := c.add(d, k)
+		var i int
+		if d.children {
+			i = c.addUnordered(d, k) // numbered after its nested types, at close
+		} else {
+			i = c.add(d, k)
+		}
 		c.recs[i].name = c.str(name)
 		c.recs[i].size = uint32(d.byteSize)
-		if d.children {
-			c.deferOrder(i) // numbered after its nested types, at close
-		}
 		return frame{kind: frameStruct, rec: i, start: len(c.memberStack)}
 	case tagEnumerationType:
 		i := c.enumType(d, false)

@@ -44,3 +44,15 @@ func FirstDiff(got, want string) string {
 	}
 	return fmt.Sprintf("%d lines against %d", len(g), len(w))
 }
+
+// RefsInRange fails t if a type of s references an ID beyond its last type.
+func RefsInRange(t testing.TB, s *btf.Spec) {
+	t.Helper()
+	for i := range s.NumTypes() {
+		s.Own(i).ForEachTypeRef(func(p *uint32) {
+			if *p > uint32(s.TypeCount()) {
+				t.Fatalf("type %d references %d of %d", int(s.FirstID())+i, *p, s.TypeCount())
+			}
+		})
+	}
+}
