@@ -12,6 +12,7 @@ import (
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dedup"
 	"github.com/gobtf/gobtf/internal/elfio"
+	"github.com/gobtf/gobtf/internal/hugemem"
 )
 
 func init() { subcommands = append(subcommands, newDedupCmd) }
@@ -53,6 +54,7 @@ func runDedup(cmd *cobra.Command, basePath, in, out string, stats bool) error {
 			return err
 		}
 	}
+	hugemem.PrepareHeap(heapEstimate(in, basePath))
 	data, release, err := mapInput(in)
 	if err != nil {
 		return err

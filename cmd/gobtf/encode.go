@@ -18,6 +18,7 @@ import (
 	"github.com/gobtf/gobtf/internal/dedup"
 	"github.com/gobtf/gobtf/internal/dwarf2btf"
 	"github.com/gobtf/gobtf/internal/elfio"
+	"github.com/gobtf/gobtf/internal/hugemem"
 )
 
 // encodeOptions holds pahole's BTF-encoding flags as gobtf accepts them.
@@ -187,6 +188,7 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(25))
 	}
+	hugemem.PrepareHeap(heapEstimate(path, o.base))
 	spec, err := dwarf2btf.Encode(path, &opts, &est)
 	if errors.Is(err, dwarf2btf.ErrNoDWARF) {
 		// pahole -J treats a file without debug information as nothing to
@@ -345,4 +347,19 @@ func normalizeArgs(args []string) []string {
 		}
 	}
 	return out
+}
+
+// heapEstimate guesses the peak heap of encoding the files at paths (the
+// input and an optional base), for hugemem.PrepareHeap: twice their sizes,
+// which covers a vmlinux (its heap peaks near its file size) and modules
+// (whose heap also holds the parsed base). A file that cannot be read counts
+// as empty: the error is reported where it is opened.
+func heapEstimate(paths ...string) int {
+	n := int64(0)
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && p != "" && fi.Mode().IsRegular() {
+			n += 2 * fi.Size()
+		}
+	}
+	return int(min(n, 8<<30))
 }

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package hugemem
+
+const supported = false
+
+func advise(b []byte) {}
