@@ -47,7 +47,9 @@ func Encode(path string, opts *Options, st *Stats) (*btf.Spec, error) {
 		}
 		defer ef.Close()
 		addrs = ef.OfflineLayout()
-		ds, err := ef.DWARFSectionsAt(addrs)
+		ds, err := ef.DWARFSectionsAt(addrs, ".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str",
+			".debug_str_offsets", ".debug_addr", ".debug_rnglists", ".debug_loclists", ".debug_loc",
+			".debug_ranges", ".debug_types")
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package elfio
 import (
 	"debug/elf"
 	"encoding/binary"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -83,8 +84,9 @@ func (f *File) DWARFSections() (*DebugSections, error) {
 // DWARFSectionsAt is DWARFSections with the sections of a relocatable
 // object placed at addrs (indexed by section, e.g. from OfflineLayout): a
 // relocation against a symbol of section i resolves to st_value + addrs[i].
-// A nil addrs places every section at 0.
-func (f *File) DWARFSectionsAt(addrs []uint64) (*DebugSections, error) {
+// A nil addrs places every section at 0. Given names, it reads only the
+// sections of DebugSectionNames named there, and leaves the others nil.
+func (f *File) DWARFSectionsAt(addrs []uint64, names ...string) (*DebugSections, error) {
 	d := &DebugSections{Order: f.ByteOrder}
 	var relocs map[int][]*Section
 	if f.Type == elf.ET_REL {
@@ -99,6 +101,9 @@ func (f *File) DWARFSectionsAt(addrs []uint64) (*DebugSections, error) {
 	}
 	var groups [len(DebugSectionNames)][]piece
 	for i, name := range DebugSectionNames {
+		if len(names) > 0 && !slices.Contains(names, name) {
+			continue
+		}
 		alt := ""
 		if rest, ok := strings.CutPrefix(name, ".debug"); ok {
 			alt = ".zdebug" + rest
@@ -120,28 +125,19 @@ func (f *File) DWARFSectionsAt(addrs []uint64) (*DebugSections, error) {
 	wg.Wait()
 	// Where each piece of a multi-piece name lands in its concatenation,
 	// and where the caller placed the other sections.
-	var bases map[int]uint64
+	var bases []uint64
 	if f.Type == elf.ET_REL {
-		for i, a := range addrs {
-			if a != 0 {
-				if bases == nil {
-					bases = make(map[int]uint64)
-				}
-				bases[i] = a
+		bases = make([]uint64, len(f.sections))
+		copy(bases, addrs)
+		for _, g := range groups {
+			if len(g) < 2 {
+				continue
 			}
-		}
-	}
-	for _, g := range groups {
-		if len(g) < 2 {
-			continue
-		}
-		if bases == nil {
-			bases = make(map[int]uint64)
-		}
-		var off uint64
-		for _, p := range g {
-			bases[p.sec.Index] += off
-			off += uint64(len(p.data))
+			var off uint64
+			for _, p := range g {
+				bases[p.sec.Index] += off
+				off += uint64(len(p.data))
+			}
 		}
 	}
 	// Phase 2: join and relocate. Every read error is reported before any
@@ -162,6 +158,14 @@ func (f *File) DWARFSectionsAt(addrs []uint64) (*DebugSections, error) {
 			continue
 		case len(g) == 1 && len(relocs[g[0].sec.Index]) == 0:
 			*dst[i] = g[0].data
+			continue
+		}
+		if len(g) == 1 && len(relocs[g[0].sec.Index]) == 1 {
+			// The usual case, and the big one (a module's .debug_info):
+			// copy and relocate in parallel pieces.
+			wg.Go(func() {
+				*dst[i], errs[i] = f.relocCopy(g[0].data, g[0].owned, g[0].sec, relocs[g[0].sec.Index][0], bases)
+			})
 			continue
 		}
 		wg.Go(func() {

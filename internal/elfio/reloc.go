@@ -2,6 +2,7 @@ package elfio
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"fmt"
 )
 
@@ -106,6 +107,84 @@ var relocRules = map[elf.Machine]map[uint32]relocRule{
 	},
 }
 
+// relocTable is one SHT_REL or SHT_RELA section, checked and ready to be
+// read entry by entry.
+type relocTable struct {
+	sec    *Section
+	data   []byte
+	syms   *symtab
+	rules  map[uint32]relocRule
+	es     int // bytes from one entry to the next (sh_entsize when larger)
+	std    int // bytes of the standard entry that are read
+	rela   bool
+	is64   bool
+	sorted bool // targets in increasing order, no ULEB fields: see splitRelocs
+}
+
+// relocTableOf checks rs (its machine's rules, its symbol table) and returns
+// it as a relocTable.
+func (f *File) relocTableOf(rs *Section) (*relocTable, error) {
+	rules := relocRules[f.Machine]
+	if rules == nil {
+		return nil, f.secErrorf(rs, -1, nil, "applying relocations for machine %v is not supported", f.Machine)
+	}
+	symSec := f.SectionByIndex(int(rs.Link))
+	if symSec == nil || (symSec.Type != elf.SHT_SYMTAB && symSec.Type != elf.SHT_DYNSYM) {
+		return nil, f.secErrorf(rs, -1, nil, "link %d is not a symbol table", rs.Link)
+	}
+	syms, err := f.symtabOf(symSec)
+	if err != nil {
+		return nil, err
+	}
+	data, err := f.SectionData(rs)
+	if err != nil {
+		return nil, err
+	}
+	t := &relocTable{sec: rs, data: data, syms: syms, rules: rules, rela: rs.Type == elf.SHT_RELA, is64: f.Class == elf.ELFCLASS64}
+	t.std = 8 // Elf32_Rel; Elf32_Rela adds 4 bytes, the 64-bit forms double both
+	if t.rela {
+		t.std = 12
+	}
+	if t.is64 {
+		t.std *= 2
+	}
+	t.es = t.std
+	if rs.Entsize > uint64(t.std) && rs.Entsize < 1<<16 {
+		t.es = int(rs.Entsize)
+	}
+	return t, nil
+}
+
+// len returns the number of entries.
+func (t *relocTable) len() int {
+	if len(t.data) < t.std {
+		return 0
+	}
+	return (len(t.data)-t.std)/t.es + 1
+}
+
+// entry decodes entry i: the field's offset, the symbol number, the
+// relocation type and (RELA) the explicit addend.
+func (t *relocTable) entry(bo binary.ByteOrder, i int) (rOff, symNo uint64, typ uint32, addend int64) {
+	b := t.data[i*t.es:]
+	if t.is64 {
+		rOff = bo.Uint64(b)
+		info := bo.Uint64(b[8:])
+		symNo, typ = info>>32, uint32(info)
+		if t.rela {
+			addend = int64(bo.Uint64(b[16:]))
+		}
+	} else {
+		rOff = uint64(bo.Uint32(b))
+		info := bo.Uint32(b[4:])
+		symNo, typ = uint64(info>>8), info&0xff
+		if t.rela {
+			addend = int64(int32(bo.Uint32(b[8:])))
+		}
+	}
+	return
+}
+
 // relocSection applies the relocations in section rs (SHT_REL or SHT_RELA)
 // to dst, the contents of their target section tgt. dst must be a private
 // copy. Symbol values come from the symbol table rs links to; as in a
@@ -113,75 +192,47 @@ var relocRules = map[elf.Machine]map[uint32]relocRule{
 // st_value, plus bases[i] when the symbol's section i has been placed at
 // that offset of a concatenation. For SHT_REL the addend is the value
 // already in the field.
-func (f *File) relocSection(dst []byte, tgt, rs *Section, bases map[int]uint64) error {
-	rules := relocRules[f.Machine]
-	if rules == nil {
-		return f.secErrorf(rs, -1, nil, "applying relocations for machine %v is not supported", f.Machine)
-	}
-	symSec := f.SectionByIndex(int(rs.Link))
-	if symSec == nil || (symSec.Type != elf.SHT_SYMTAB && symSec.Type != elf.SHT_DYNSYM) {
-		return f.secErrorf(rs, -1, nil, "link %d is not a symbol table", rs.Link)
-	}
-	syms, err := f.symtabOf(symSec)
+func (f *File) relocSection(dst []byte, tgt, rs *Section, bases []uint64) error {
+	t, err := f.relocTableOf(rs)
 	if err != nil {
 		return err
 	}
-	data, err := f.SectionData(rs)
-	if err != nil {
-		return err
-	}
-	rela := rs.Type == elf.SHT_RELA
-	is64 := f.Class == elf.ELFCLASS64
-	std := 8 // Elf32_Rel; Elf32_Rela adds 4 bytes, the 64-bit forms double both
-	if rela {
-		std = 12
-	}
-	if is64 {
-		std *= 2
-	}
-	es := std
-	if rs.Entsize > uint64(std) && rs.Entsize < 1<<16 {
-		es = int(rs.Entsize)
-	}
+	return f.applyRelocs(dst, tgt, t, 0, t.len(), bases, nil)
+}
+
+// applyRelocs applies entries lo to hi-1 of t to dst, in order. With a
+// window, it first checks that each field lies within dst[window[0]:
+// window[1]] and has a fixed width, and stops with errOutsideWindow at the
+// first that does not.
+func (f *File) applyRelocs(dst []byte, tgt *Section, t *relocTable, lo, hi int, bases []uint64, window *[2]uint64) error {
 	bo := f.ByteOrder
 	var sym Symbol
-	for off := 0; off+std <= len(data); off += es {
-		b := data[off:]
-		var rOff, symNo uint64
-		var typ uint32
-		var addend int64
-		if is64 {
-			rOff = bo.Uint64(b)
-			info := bo.Uint64(b[8:])
-			symNo, typ = info>>32, uint32(info)
-			if rela {
-				addend = int64(bo.Uint64(b[16:]))
-			}
-		} else {
-			rOff = uint64(bo.Uint32(b))
-			info := bo.Uint32(b[4:])
-			symNo, typ = uint64(info>>8), info&0xff
-			if rela {
-				addend = int64(int32(bo.Uint32(b[8:])))
-			}
-		}
-		rule, ok := rules[typ]
+	for i := lo; i < hi; i++ {
+		rOff, symNo, typ, addend := t.entry(bo, i)
+		rule, ok := t.rules[typ]
 		if !ok || rule.op == opNone {
 			// Not an address or offset type (see relocRules): the field
 			// keeps the bytes the assembler wrote, as with libdwfl.
 			continue
 		}
+		if window != nil && (rule.op == opSetULEB || rule.op == opSubULEB ||
+			rOff < window[0] || rOff > window[1] || window[1]-rOff < uint64(rule.size)) {
+			return errOutsideWindow
+		}
 		var s uint64
 		if symNo != 0 {
-			if symNo >= uint64(syms.n) {
-				return f.secErrorf(rs, int64(off), nil, "relocation symbol %d out of range (%d symbols)", symNo, syms.n)
+			if symNo >= uint64(t.syms.n) {
+				return f.secErrorf(t.sec, int64(i*t.es), nil, "relocation symbol %d out of range (%d symbols)", symNo, t.syms.n)
 			}
-			if _, ok := f.symEntry(syms, int(symNo), &sym); !ok {
-				return f.secErrorf(rs, int64(off), nil, "symbol %d: SHN_XINDEX without an entry in .symtab_shndx", symNo)
+			if _, ok := f.symEntry(t.syms, int(symNo), &sym); !ok {
+				return f.secErrorf(t.sec, int64(i*t.es), nil, "symbol %d: SHN_XINDEX without an entry in .symtab_shndx", symNo)
 			}
-			s = sym.Value + bases[int(sym.Section)]
+			s = sym.Value
+			if int(sym.Section) < len(bases) {
+				s += bases[sym.Section]
+			}
 		}
-		if err := f.applyReloc(dst, rOff, rule, s, addend, rela, tgt, typ); err != nil {
+		if err := f.applyReloc(dst, rOff, rule, s, addend, t.rela, tgt, typ); err != nil {
 			return err
 		}
 	}
