@@ -169,16 +169,32 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 		// distill the base of split BTF.
 		return fmt.Errorf("%s: the distilled_base feature needs --btf_base", path)
 	}
-	var base *btf.Spec
-	if o.base != "" {
+	hugemem.PrepareHeap(heapEstimate(path, o.base))
+	// The base BTF is read on the side while the input is converted, which
+	// does not need it; its errors are still reported first.
+	type loaded struct {
+		spec *btf.Spec
+		err  error
+	}
+	baseDone := make(chan loaded, 1)
+	go func() {
+		if o.base == "" {
+			baseDone <- loaded{}
+			return
+		}
 		data, err := elfio.ReadBTF(o.base)
 		if err != nil {
-			return fmt.Errorf("--btf_base: %w", err)
+			baseDone <- loaded{err: fmt.Errorf("--btf_base: %w", err)}
+			return
 		}
-		if base, err = btf.Parse(data, nil); err != nil {
-			return fmt.Errorf("--btf_base %s: %w", o.base, err)
+		b, err := btf.Parse(data, nil)
+		if err != nil {
+			baseDone <- loaded{err: fmt.Errorf("--btf_base %s: %w", o.base, err)}
+			return
 		}
-	}
+		b.Strings().Index() // for deduplication, which looks up split strings in it
+		baseDone <- loaded{spec: b}
+	}()
 	var est dwarf2btf.Stats
 	// The conversion's live heap is mostly the output's big pointer-free
 	// arrays, cheap to mark, while the per-unit garbage would otherwise
@@ -188,8 +204,12 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(25))
 	}
-	hugemem.PrepareHeap(heapEstimate(path, o.base))
 	spec, err := dwarf2btf.Encode(path, &opts, &est)
+	b := <-baseDone
+	if b.err != nil {
+		return b.err
+	}
+	base := b.spec
 	if errors.Is(err, dwarf2btf.ErrNoDWARF) {
 		// pahole -J treats a file without debug information as nothing to
 		// encode, not as an error: it exits 0 and writes nothing (neither a

@@ -155,11 +155,27 @@ func (st *StringTable) equalAt(pos uint32, s string) bool {
 	return end < len(st.data) && st.data[end] == 0 && string(st.data[pos:end]) == s
 }
 
+// Index builds the table's lookup index (and its base's) now rather than at
+// the first Add or Find, e.g. on a goroutine of its own while the table is
+// not yet shared.
+func (st *StringTable) Index() {
+	if st.base != nil {
+		st.base.Index()
+	}
+	st.index()
+}
+
 // index enters every string start not yet indexed into the hash set. A string
 // start is position 0 and every position after a NUL.
 func (st *StringTable) index() {
 	if st.slots == nil {
-		st.slots = make([]uint32, 64)
+		// Sized for strings of 8 bytes on average, to save most of the
+		// growth steps on a decoded table.
+		n := 64
+		for n < len(st.data)/4 {
+			n *= 2
+		}
+		st.slots = make([]uint32, n)
 	}
 	for pos := st.indexed; pos < len(st.data); {
 		n := bytes.IndexByte(st.data[pos:], 0)

@@ -18,38 +18,69 @@ import (
 // of the base is ever changed by the later passes except that a base FWD may
 // be pointed at a split definition (libbpf does the same; the base itself is
 // not rewritten).
+//
+// The hashes are computed in parallel, in fixed chunks, and entered in ID
+// order afterwards, so the table does not depend on scheduling; the table
+// is sized for the base up front.
 func (d *deduper) prepBase() error {
-	for id := uint32(1); id < d.firstID; id++ {
-		t := d.typ(id)
-		var h uint64
-		switch btf.InfoKind(t[1]) {
-		case btf.KindVar, btf.KindDatasec:
-			continue
-		case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindPtr,
-			btf.KindFwd, btf.KindFunc, btf.KindFloat, btf.KindTypeTag:
-			h = hashCommon(t)
-		case btf.KindTypedef:
-			if d.legacy {
-				h = hashCommon(t)
-			} else {
-				h = hashTypedef(t)
+	n := int(d.firstID) - 1
+	if n <= 0 {
+		return nil
+	}
+	hashes := make([]uint64, n)
+	skip := make([]bool, n)
+	const chunk = 1 << 14
+	chunks := (n + chunk - 1) / chunk
+	errs := make([]error, chunks)
+	d.parallel(chunks, func(c int) {
+		for i := c * chunk; i < min(n, (c+1)*chunk); i++ {
+			hashes[i], skip[i], errs[c] = d.baseHash(uint32(i + 1))
+			if errs[c] != nil {
+				return
 			}
-		case btf.KindInt, btf.KindDeclTag:
-			h = hashIntTag(t)
-		case btf.KindEnum, btf.KindEnum64:
-			h = hashEnum(t)
-		case btf.KindStruct, btf.KindUnion:
-			h = hashStruct(t)
-		case btf.KindArray:
-			h = hashArray(t)
-		case btf.KindFuncProto:
-			h = hashFuncProto(t)
-		default:
-			return fmt.Errorf("dedup: base type %d has unknown kind %d", id, btf.InfoKind(t[1]))
 		}
-		d.table.add(h, id)
+	})
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	d.table.reserve(n)
+	for i, h := range hashes {
+		if !skip[i] {
+			d.table.add(h, uint32(i+1))
+		}
 	}
 	return nil
+}
+
+// baseHash returns the hash under which base type id is a candidate, or
+// skip for VAR and DATASEC, which are not.
+func (d *deduper) baseHash(id uint32) (h uint64, skip bool, err error) {
+	t := d.typ(id)
+	switch btf.InfoKind(t[1]) {
+	case btf.KindVar, btf.KindDatasec:
+		return 0, true, nil
+	case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindPtr,
+		btf.KindFwd, btf.KindFunc, btf.KindFloat, btf.KindTypeTag:
+		return hashCommon(t), false, nil
+	case btf.KindTypedef:
+		if d.legacy {
+			return hashCommon(t), false, nil
+		}
+		return hashTypedef(t), false, nil
+	case btf.KindInt, btf.KindDeclTag:
+		return hashIntTag(t), false, nil
+	case btf.KindEnum, btf.KindEnum64:
+		return hashEnum(t), false, nil
+	case btf.KindStruct, btf.KindUnion:
+		return hashStruct(t), false, nil
+	case btf.KindArray:
+		return hashArray(t), false, nil
+	case btf.KindFuncProto:
+		return hashFuncProto(t), false, nil
+	}
+	return 0, false, fmt.Errorf("dedup: base type %d has unknown kind %d", id, btf.InfoKind(t[1]))
 }
 
 // structLike reports the kinds whose hashes hashOwn computes up front.

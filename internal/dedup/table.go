@@ -1,5 +1,7 @@
 package dedup
 
+import "slices"
+
 // candTable maps a type's 64-bit signature hash to the list of canonical
 // candidates with exactly that hash. Hash collisions between unrelated types
 // are harmless: every candidate is checked by an exact comparison.
@@ -105,6 +107,16 @@ func (t *candTable) add(h uint64, id uint32) {
 	t.entID = append(t.entID, id)
 	t.entNext = append(t.entNext, t.heads[i])
 	t.heads[i] = uint32(len(t.entID))
+}
+
+// reserve grows the index, ahead of time, to hold n more keys without a
+// rehash. Only the index is sized: the emulated libbpf growth is untouched.
+func (t *candTable) reserve(n int) {
+	for (t.used+n)*2 > len(t.keys) {
+		t.rehash()
+	}
+	t.entID = slices.Grow(t.entID, n)
+	t.entNext = slices.Grow(t.entNext, n)
 }
 
 // rehash doubles the index; lists and their pending reversals move as they
