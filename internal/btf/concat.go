@@ -122,17 +122,30 @@ func Rebase(s *Spec, base *Spec) *Spec {
 // shared between parts are stored once; a converter that merges its
 // compilation units in order as they finish uses it, so the joined output is
 // the same whatever order the units finished in.
+//
+// part's string table may be a split table on a shared table (see
+// NewSharedStrings) of which s's table is a copy (CopyShared): offsets into
+// the shared part are then kept as they are, and only part's own strings are
+// interned.
 func (s *Spec) AppendSpec(part *Spec) TypeID {
 	if s.base != nil || part.base != nil {
 		panic("btf: AppendSpec with split Specs")
 	}
 	shift := s.TypeCount()
 	data := part.strs.data
+	start := part.strs.start
+	if part.strs.base != nil && start > s.strs.Len() {
+		panic("btf: AppendSpec of a part whose shared strings the Spec does not start with")
+	}
 	if cap(s.remap) < len(data) {
 		s.remap = make([]uint32, len(data))
 	}
 	remap := s.remap[:len(data)]
-	for pos := 1; pos < len(data); {
+	pos := 1 // a standalone table starts with the empty string
+	if part.strs.base != nil {
+		pos = 0
+	}
+	for pos < len(data) {
 		n := bytes.IndexByte(data[pos:], 0)
 		if n < 0 {
 			break
@@ -151,8 +164,8 @@ func (s *Spec) AppendSpec(part *Spec) TypeID {
 		}
 	}
 	mapStr := func(w *uint32) {
-		if *w != 0 && *w < uint32(len(remap)) {
-			*w = remap[*w]
+		if *w >= start && *w != 0 && *w-start < uint32(len(remap)) {
+			*w = remap[*w-start]
 		}
 	}
 	for i := len(s.offs) - len(part.offs); i < len(s.offs); i++ {

@@ -3,6 +3,8 @@ package btf
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/gobtf/gobtf/internal/hugemem"
 )
 
 // Spec is a set of BTF types and their strings, standalone or split on a base.
@@ -159,18 +161,29 @@ func (s *Spec) appendUnchecked(w []uint32) TypeID {
 }
 
 // Reserve grows the Spec's storage so that the given numbers of further types
-// and words can be appended without reallocation.
+// and words can be appended without reallocation. Large storage is advised
+// for huge pages (see package hugemem): made before the heap has been used
+// much, as for a whole kernel's conversion, it is fresh memory, of which
+// only the part used is ever touched.
 func (s *Spec) Reserve(types, words int) {
 	if cap(s.offs)-len(s.offs) < types {
-		offs := make([]uint32, len(s.offs), len(s.offs)+types)
+		offs := hugemem.Make[uint32](len(s.offs), len(s.offs)+types)
 		copy(offs, s.offs)
 		s.offs = offs
 	}
 	if cap(s.words)-len(s.words) < words {
-		ws := make([]uint32, len(s.words), len(s.words)+words)
+		ws := hugemem.Make[uint32](len(s.words), len(s.words)+words)
 		copy(ws, s.words)
 		s.words = ws
 	}
+}
+
+// SetStrings replaces the string table of a Spec that holds no types yet.
+func (s *Spec) SetStrings(strs *StringTable) {
+	if len(s.offs) != 0 {
+		panic("btf: SetStrings on a Spec with types")
+	}
+	s.strs = strs
 }
 
 // The helpers below add one type each and take strings rather than offsets;

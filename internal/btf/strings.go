@@ -28,7 +28,8 @@ type StringTable struct {
 	// decoded tables, the first time Add or Find needs it.
 	slots   []uint32
 	used    int
-	indexed int // data[:indexed] has been entered into slots
+	indexed int           // data[:indexed] has been entered into slots
+	long    *[]longString // see NewSharedStrings
 }
 
 var strSeed = maphash.MakeSeed()
@@ -168,11 +169,14 @@ func (st *StringTable) Index() {
 // index enters every string start not yet indexed into the hash set. A string
 // start is position 0 and every position after a NUL.
 func (st *StringTable) index() {
+	if st.slots != nil && st.indexed == len(st.data) {
+		return // nothing to do, and nothing written: see NewSharedStrings
+	}
 	if st.slots == nil {
-		// Sized for strings of 8 bytes on average, to save most of the
+		// Sized for strings of 16 bytes on average, to save most of the
 		// growth steps on a decoded table.
 		n := 64
-		for n < len(st.data)/4 {
+		for n < len(st.data)/8 {
 			n *= 2
 		}
 		st.slots = make([]uint32, n)

@@ -22,6 +22,13 @@ type target struct {
 	elf          *elfInfo
 	infoSize     int // bytes of .debug_info, to size the output up front
 
+	// out, when set, is the Spec to join units into, made by newOutput.
+	out *btf.Spec
+
+	// shared, when set, is .debug_str as a string table (see
+	// btf.NewSharedStrings): names read from there keep their offset.
+	shared *btf.StringTable
+
 	// merged, when set, makes the conversion one unit made of all units
 	// (see merged.go).
 	merged *mergedUnit
@@ -50,6 +57,17 @@ func newTarget(f *elf.File, syms []elf.Symbol, opts *Options, debugAddr []byte, 
 		t.addrSize = 4
 	}
 	return t
+}
+
+// newOutput returns the empty Spec a conversion of infoSize bytes of
+// .debug_info joins its units into, with room reserved for them: about 0.2
+// BTF words per .debug_info byte and 10 words per type for a kernel. Made
+// before the heap is prepared (see Open), the reservation is fresh memory,
+// of which the part never used costs nothing.
+func newOutput(infoSize int) *btf.Spec {
+	out := btf.NewSpec(nil)
+	out.Reserve(infoSize/32+16, infoSize/4+64)
+	return out
 }
 
 // unitDone is a converted unit handed to the joiner: the converter that
@@ -88,7 +106,7 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 	jobs := max(opts.Jobs, 1)
 	pool := make(chan *cuTypes, jobs+2)
 	for range cap(pool) {
-		c := newCUTypes(opts, tgt.littleEndian, tgt.addrSize)
+		c := newCUTypes(opts, tgt.littleEndian, tgt.addrSize, tgt.shared)
 		c.debugAddr = tgt.debugAddr
 		pool <- c
 	}
@@ -97,10 +115,13 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 		done[i] = make(chan unitDone, 1)
 	}
 
-	out := btf.NewSpec(nil)
-	// About 0.2 BTF words per .debug_info byte and 10 words per type for a
-	// kernel; reserved capacity that is never used costs no memory.
-	out.Reserve(tgt.infoSize/32+16, tgt.infoSize/4+64)
+	out := tgt.out
+	if out == nil {
+		out = newOutput(tgt.infoSize)
+	}
+	if tgt.shared != nil {
+		out.SetStrings(tgt.shared.CopyShared())
+	}
 	var entries []secEntry
 	perUnit := make([][]funcCandidate, n)
 	shifts := make([]btf.TypeID, n)
@@ -230,14 +251,14 @@ func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
 // over the given sections (decompressed and, for relocatable files,
 // relocated).
 func ConvertTypes(f *elf.File, secs *die.Sections, opts *Options) (*btf.Spec, error) {
-	return convertTypes(f, secs, nil, nil, opts)
+	return convertTypes(f, secs, nil, nil, nil, opts)
 }
 
 // convertTypes is ConvertTypes with the sections of f placed at addrs (nil:
 // at their sh_addr), the addresses secs were relocated against. release,
 // when not nil, is handed the parts of secs.Info that have been converted,
 // as the conversion goes on.
-func convertTypes(f *elf.File, secs *die.Sections, addrs []uint64, release func([]byte), opts *Options) (*btf.Spec, error) {
+func convertTypes(f *elf.File, secs *die.Sections, addrs []uint64, release func([]byte), out *btf.Spec, opts *Options) (*btf.Spec, error) {
 	// The ELF side (symbols, function table, sections) is read while the
 	// DWARF units are indexed: neither needs the other.
 	var (
@@ -251,6 +272,17 @@ func convertTypes(f *elf.File, secs *die.Sections, addrs []uint64, release func(
 		syms, err := f.Symbols()
 		if table, elfErr = newElfFuncsFrom(f, syms, err, opts); elfErr == nil {
 			tgt = newTarget(f, syms, opts, secs.Addr, len(secs.Info), addrs)
+			tgt.out = out
+			// Names read from a merged .debug_str need no interning
+			// (btf.NewSharedStrings), at the price of indexing the
+			// section once; that pays where the section is small next
+			// to the DWARF that names things through it. A module's
+			// .debug_str (not merged by ld -r) is about half the size of
+			// its .debug_info, a kernel's a fiftieth. A --kabi_prefix
+			// rewrites names, so each is read.
+			if opts.KabiPrefix == "" && len(secs.Str) <= len(secs.Info)/8 {
+				tgt.shared = btf.NewSharedStrings(secs.Str)
+			}
 		}
 	}()
 	d, err := die.New(secs)

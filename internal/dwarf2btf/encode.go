@@ -9,6 +9,7 @@ import (
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
 	"github.com/gobtf/gobtf/internal/elfio"
+	"github.com/gobtf/gobtf/internal/hugemem"
 )
 
 // ErrNoDWARF is wrapped by Encode's error when the file has no DWARF.
@@ -19,23 +20,64 @@ var ErrNoDWARF = errors.New("no DWARF debug information (.debug_info)")
 // DATASECs of the selected variables, and the functions. Linked files
 // (executables, shared objects, vmlinux) are read from a read-only mapping;
 // the debug sections of relocatable files (kernel modules) are relocated
-// copies.
+// copies. It is Open followed by Input.Encode.
 func Encode(path string, opts *Options, st *Stats) (*btf.Spec, error) {
-	if st == nil {
-		st = &Stats{}
+	in, err := Open(path)
+	if err != nil {
+		return nil, err
 	}
+	defer in.Close()
+	return in.Encode(opts, st)
+}
+
+// Input is an ELF file opened for encoding.
+type Input struct {
+	path   string
+	m      *mappedFile
+	out    *btf.Spec // the output's reserved storage, or nil
+	opened time.Time
+}
+
+// Open maps the ELF file at path, checks that it has DWARF (the error wraps
+// ErrNoDWARF when not) and prepares the memory of its encoding: the output's
+// storage, the biggest allocation, is reserved first, in fresh memory, and
+// then the rest of the heap is prepared for huge pages (see package
+// hugemem). Reserved in prepared memory, the storage would be cleared, and
+// so made resident, whole. Allocations made after Open, on any goroutine,
+// land in the prepared memory.
+func Open(path string) (*Input, error) {
 	t0 := time.Now()
 	m, err := openMapped(path)
 	if err != nil {
 		return nil, err
 	}
-	defer m.close()
-	f := m.elf
-	if f.Section(".debug_info") == nil {
+	info := m.elf.Section(".debug_info")
+	if info == nil {
+		m.close()
 		return nil, fmt.Errorf("%s: %w", path, ErrNoDWARF)
 	}
+	in := &Input{path: path, m: m, opened: t0}
+	if info.Size <= uint64(len(m.data))*64 { // uncompressed size, bounded for corrupt headers
+		in.out = newOutput(int(info.Size))
+	}
+	hugemem.PrepareHeap(2 * len(m.data))
+	return in, nil
+}
+
+// Close unmaps the file. No Spec or slice Encode returned depends on it.
+func (in *Input) Close() error { return in.m.close() }
+
+// Encode converts the file, as the package-level Encode describes. It may
+// be called once.
+func (in *Input) Encode(opts *Options, st *Stats) (*btf.Spec, error) {
+	if st == nil {
+		st = &Stats{}
+	}
+	path, m, f := in.path, in.m, in.m.elf
+	t0 := in.opened
 	var secs *die.Sections
 	var addrs []uint64
+	var err error
 	if f.Type == elf.ET_REL {
 		// Relocatable objects (kernel modules) need their debug sections
 		// relocated: gobtf's ELF reader does that on copies, with the
@@ -70,7 +112,9 @@ func Encode(path string, opts *Options, st *Stats) (*btf.Spec, error) {
 		// resident memory until the end.
 		release = m.release
 	}
-	s, err := convertTypes(f, secs, addrs, release, opts)
+	out := in.out
+	in.out = nil
+	s, err := convertTypes(f, secs, addrs, release, out, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

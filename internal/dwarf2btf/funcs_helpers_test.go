@@ -46,7 +46,7 @@ func convertWithFuncs(t testing.TB, path string, opts *Options) *btf.Spec {
 	out := btf.NewSpec(nil)
 	perCU := make([][]funcCandidate, len(units))
 	shift := make([]btf.TypeID, len(units))
-	c := newCUTypes(opts, le, addrSize)
+	c := newCUTypes(opts, le, addrSize, nil)
 	c.debugAddr = secs.Addr
 	scratch := &funcScratch{}
 	var collect time.Duration

@@ -84,8 +84,9 @@ type declTagRec struct {
 
 // cuTypes accumulates one CU's type records.
 type cuTypes struct {
-	spec *btf.Spec // the CU's BTF, filled by emit
-	opts *Options
+	spec   *btf.Spec        // the CU's BTF, filled by emit
+	shared *btf.StringTable // .debug_str as spec's string base, or nil (see nameStr)
+	opts   *Options
 
 	littleEndian bool
 	addrSize     uint32
@@ -122,8 +123,12 @@ type cuTypes struct {
 	cyclePath  []int
 }
 
-func newCUTypes(opts *Options, littleEndian bool, addrSize uint32) *cuTypes {
-	return &cuTypes{spec: btf.NewSpec(nil), opts: opts, littleEndian: littleEndian, addrSize: addrSize, intRec: -1}
+func newCUTypes(opts *Options, littleEndian bool, addrSize uint32, shared *btf.StringTable) *cuTypes {
+	spec := btf.NewSpec(nil)
+	if shared != nil {
+		spec.SetStrings(btf.NewStringTable(shared))
+	}
+	return &cuTypes{spec: spec, shared: shared, opts: opts, littleEndian: littleEndian, addrSize: addrSize, intRec: -1}
 }
 
 // reset prepares c for the next unit, keeping every buffer's storage: a
@@ -182,6 +187,21 @@ func (c *cuTypes) str(s string) uint32 {
 	return c.spec.AddString(s)
 }
 
+// nameStr interns d's DW_AT_name, as c.str(d.nm()) does, except that a name
+// read from .debug_str, when the unit's strings are on the shared table
+// (c.shared), is not read at all: its offset there is its offset in
+// .debug_str plus one (see btf.NewSharedStrings). c.str's prefix rewrite is
+// off then (no shared table is made with --kabi_prefix); its length check
+// is made without reading the name either.
+func (c *cuTypes) nameStr(d *digest) uint32 {
+	if c.shared != nil {
+		if off, ok := d.nameField.StrOffset(); ok && off+1 < uint64(c.shared.Len()) && !c.shared.LongAt(uint32(off+1)) {
+			return uint32(off + 1)
+		}
+	}
+	return c.str(d.nm())
+}
+
 // add appends a record for d, numbered in DIE order, and returns its index.
 func (c *cuTypes) add(d *digest, k btf.Kind) int {
 	i := c.addUnordered(d, k)
@@ -233,7 +253,7 @@ func (c *cuTypes) baseType(d *digest) {
 func (c *cuTypes) enumType(d *digest, signed bool) int {
 	i := c.add(d, btf.KindEnum)
 	r := &c.recs[i]
-	r.name = c.str(d.nm())
+	r.name = c.nameStr(d)
 	r.size = uint32(d.byteSize)
 	if r.size == 0 {
 		r.size = 4

@@ -103,7 +103,7 @@ func (c *cuTypes) visit(d *digest, parent *frame, depth int) frame {
 			switch d.tag {
 			case tagMember:
 				c.memberStack = append(c.memberStack, memberRec{
-					name: c.str(d.nm()), ref: d.typ, byteSize: d.byteSize, bitSize: d.bitSize,
+					name: c.nameStr(d), ref: d.typ, byteSize: d.byteSize, bitSize: d.bitSize,
 					bitOffset: d.bitOffset, loc: d.memberLoc, hasDataBitOff: d.hasDataBitOffset,
 				})
 				if d.hasDataBitOffset {
@@ -125,7 +125,7 @@ func (c *cuTypes) visit(d *digest, parent *frame, depth int) frame {
 			return frame{}
 		case frameEnum:
 			if d.tag == tagEnumerator {
-				c.enumStack = append(c.enumStack, enumRec{name: c.str(d.nm()), val: d.constValue})
+				c.enumStack = append(c.enumStack, enumRec{name: c.nameStr(d), val: d.constValue})
 				return frame{}
 			}
 		case frameArray:
@@ -147,7 +147,7 @@ func (c *cuTypes) visit(d *digest, parent *frame, depth int) frame {
 		case frameProto:
 			switch d.tag {
 			case tagFormalParameter:
-				c.paramStack = append(c.paramStack, paramRec{name: c.str(d.nm()), ref: d.typ})
+				c.paramStack = append(c.paramStack, paramRec{name: c.nameStr(d), ref: d.typ})
 				return frame{}
 			case tagUnspecifiedParams:
 				c.recs[parent.rec].vararg = true
@@ -209,7 +209,7 @@ func (c *cuTypes) visitType(d *digest) frame {
 		c.add(d, recIgnored)
 	case tagTypedef:
 		i := c.add(d, btf.KindTypedef)
-		c.recs[i].name = c.str(d.nm())
+		c.recs[i].name = c.nameStr(d)
 		return frame{kind: frameTypedef, rec: i}
 	case tagStructureType, tagClassType, tagUnionType:
 		name := d.nm()

@@ -15,11 +15,27 @@
 // unsupported or refused the memory keeps small pages.
 package hugemem
 
-import "runtime"
+import (
+	"runtime"
+	"unsafe"
+)
 
 // minBytes is the smallest range worth advising: below a few huge pages the
 // faults saved do not pay for the system call and the split mapping.
 const minBytes = 8 << 20
+
+// Make returns make([]T, n, c), advised for huge pages when it is large. T
+// must hold no pointers. Only memory fresh from the system is untouched
+// until used: made after PrepareHeap, a large slice reuses the prepared
+// memory, which the runtime then clears whole, capacity included.
+func Make[T any](n, c int) []T {
+	s := make([]T, n, c)
+	var zero T
+	if size := uintptr(cap(s)) * unsafe.Sizeof(zero); size >= minBytes && supported {
+		advise(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), size))
+	}
+	return s
+}
 
 // PrepareHeap grows the Go heap by about n bytes of huge-page-advised memory
 // and frees it again, so that the allocations that follow (up to n bytes of

@@ -51,6 +51,20 @@ func (f *Field) Str() string {
 	return str(f.Data)
 }
 
+// StrOffset returns the offset in .debug_str of the field's string, for the
+// forms that read it there (strp, and strx and GNU_str_index once
+// resolved); ok is false for other forms (inline strings, line_strp,
+// supplementary files).
+func (f *Field) StrOffset() (off uint64, ok bool) {
+	switch f.Form {
+	case FormStrp:
+		return f.Val, true
+	case FormStrx, FormStrx1, FormStrx2, FormStrx3, FormStrx4, FormGNUStrIndex:
+		return f.Val, f.Data != nil
+	}
+	return 0, false
+}
+
 // IsRef reports whether the field references a DIE of the same section by
 // offset (ref1/2/4/8, ref_udata, ref_addr); Val is then that offset.
 func (f *Field) IsRef() bool {

@@ -1,0 +1,76 @@
+package btf
+
+import (
+	"bytes"
+	"slices"
+)
+
+// Shared strings: the string section of a DWARF file (.debug_str) holds
+// nearly every name a conversion needs, already merged by the linker. A
+// conversion can therefore start every table from one copy of it: names read
+// from .debug_str then need no interning at all (their BTF offset is their
+// .debug_str offset plus one), and only names from elsewhere (inline
+// DW_FORM_string, synthesized names) are interned. NewSharedStrings builds
+// that starting table once; per-unit tables are split tables on it
+// (NewStringTable(shared)), and the table the units are joined into starts as
+// a copy of it (CopyShared), so that a unit's offsets below shared.Len() mean
+// the same in the joined table and AppendSpec keeps them as they are.
+//
+// What this gives up: the section may repeat a string (a linker that does
+// not merge) or point into the middle of one (tail merging), so equal
+// strings are no longer guaranteed one offset before deduplication, whose
+// string pass interns by content; and the joined table holds the section's
+// strings that no type names. Neither changes deduplicated output.
+
+// NewSharedStrings returns a base table holding the empty string followed by
+// the strings of sec, a string section ending with a NUL byte: the string at
+// offset k of sec is at offset k+1 of the table. Its lookup index is built,
+// so that split tables on it can be used from several goroutines at once
+// (lookups in a fully indexed table only read). It returns nil when sec is
+// empty or does not end with a NUL.
+func NewSharedStrings(sec []byte) *StringTable {
+	if len(sec) == 0 || sec[len(sec)-1] != 0 {
+		return nil
+	}
+	data := make([]byte, 1+len(sec))
+	copy(data[1:], sec)
+	st := &StringTable{data: data, long: &[]longString{}}
+	st.index()
+	for pos := 0; pos < len(data); {
+		n := bytes.IndexByte(data[pos:], 0)
+		if n > KernelMaxNameLen {
+			*st.long = append(*st.long, longString{uint32(pos), uint32(pos + n)})
+		}
+		pos += n + 1
+	}
+	return st
+}
+
+// longString is the span of a string longer than KernelMaxNameLen.
+type longString struct{ start, end uint32 }
+
+// LongAt reports whether the string read at offset off of a table made by
+// NewSharedStrings is longer than KernelMaxNameLen, mid-string offsets
+// included, without reading it.
+func (st *StringTable) LongAt(off uint32) bool {
+	if st.long == nil {
+		return false
+	}
+	long := *st.long
+	// i: the first long string starting after off.
+	i, _ := slices.BinarySearchFunc(long, off, func(l longString, off uint32) int {
+		if l.start <= off {
+			return -1
+		}
+		return 1
+	})
+	return i > 0 && off < long[i-1].end && long[i-1].end-off > KernelMaxNameLen
+}
+
+// CopyShared returns a standalone copy of a table made by NewSharedStrings,
+// with its lookup index, ready to be added to.
+func (st *StringTable) CopyShared() *StringTable {
+	st.index()
+	return &StringTable{data: slices.Clone(st.data), slots: slices.Clone(st.slots), used: st.used,
+		indexed: st.indexed}
+}
