@@ -28,8 +28,8 @@ type StringTable struct {
 	// decoded tables, the first time Add or Find needs it.
 	slots   []uint32
 	used    int
-	indexed int           // data[:indexed] has been entered into slots
-	long    *[]longString // see NewSharedStrings
+	indexed int          // data[:indexed] has been entered into slots
+	long    *longStrings // see NewSharedStrings
 }
 
 var strSeed = maphash.MakeSeed()

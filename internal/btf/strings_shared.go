@@ -34,20 +34,35 @@ func NewSharedStrings(sec []byte) *StringTable {
 	}
 	data := make([]byte, 1+len(sec))
 	copy(data[1:], sec)
-	st := &StringTable{data: data, long: &[]longString{}}
+	long := &longStrings{blocks: make([]uint64, len(data)>>longBlockBits/64+1)}
+	st := &StringTable{data: data, long: long}
 	st.index()
 	for pos := 0; pos < len(data); {
 		n := bytes.IndexByte(data[pos:], 0)
 		if n > KernelMaxNameLen {
-			*st.long = append(*st.long, longString{uint32(pos), uint32(pos + n)})
+			long.spans = append(long.spans, longString{uint32(pos), uint32(pos + n)})
+			for b := pos >> longBlockBits; b <= (pos+n)>>longBlockBits; b++ {
+				long.blocks[b>>6] |= 1 << (b & 63)
+			}
 		}
 		pos += n + 1
 	}
 	return st
 }
 
+// longStrings are the spans of the strings longer than KernelMaxNameLen of
+// a NewSharedStrings table, with a bitmap of the blocks of
+// 1<<longBlockBits bytes they touch, which answers most LongAt queries.
+type longStrings struct {
+	spans  []longString
+	blocks []uint64
+}
+
 // longString is the span of a string longer than KernelMaxNameLen.
 type longString struct{ start, end uint32 }
+
+// longBlockBits is the log2 of the size of longStrings' blocks.
+const longBlockBits = 10
 
 // LongAt reports whether the string read at offset off of a table made by
 // NewSharedStrings is longer than KernelMaxNameLen, mid-string offsets
@@ -56,7 +71,10 @@ func (st *StringTable) LongAt(off uint32) bool {
 	if st.long == nil {
 		return false
 	}
-	long := *st.long
+	if b := off >> longBlockBits; int(b>>6) >= len(st.long.blocks) || st.long.blocks[b>>6]&(1<<(b&63)) == 0 {
+		return false
+	}
+	long := st.long.spans
 	// i: the first long string starting after off.
 	i, _ := slices.BinarySearchFunc(long, off, func(l longString, off uint32) int {
 		if l.start <= off {

@@ -12,7 +12,8 @@ import (
 // the spans without reading, and sections it cannot take give nil.
 func TestSharedStrings(t *testing.T) {
 	long := strings.Repeat("x", btf.KernelMaxNameLen+10)
-	sec := []byte("int\x00next\x00" + long + "\x00task_struct\x00")
+	pad := strings.Repeat("a\x00", 2000) // to reach blocks without long strings
+	sec := []byte("int\x00next\x00" + long + "\x00task_struct\x00" + pad + "far\x00")
 	st := btf.NewSharedStrings(sec)
 	if st == nil {
 		t.Fatal("nil table")
@@ -30,6 +31,7 @@ func TestSharedStrings(t *testing.T) {
 		{9 + 9, long[9:], true, false},
 		{9 + 10, long[10:], false, false}, // exactly KernelMaxNameLen left
 		{9 + len(long) + 1, "task_struct", false, true},
+		{9 + len(long) + 1 + 12 + len(pad), "far", false, true},
 	} {
 		off := uint32(tc.secOff + 1)
 		if got := st.String(off); got != tc.want {
