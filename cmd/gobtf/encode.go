@@ -237,10 +237,13 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 		return nil
 	}
 	// The conversion's working memory (DWARF abbreviation tables, symbol
-	// tables, per-unit buffers) is garbage now: hand it back to the system
-	// before deduplication allocates its own, so that the two never add up
-	// in the peak resident memory.
-	debug.FreeOSMemory()
+	// tables, per-unit buffers) is garbage now: collect it before
+	// deduplication allocates its own, which then reuses it, so that the
+	// two never add up in the peak resident memory. It is not handed back
+	// to the system (debug.FreeOSMemory): deduplication would only fault
+	// it in again, page by page (same peak, 0.05 to 0.1 s slower on the
+	// vmlinux).
+	runtime.GC()
 	var dst *dedup.Stats
 	order := spec.ByteOrder()
 	if base != nil {
