@@ -174,8 +174,9 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 	// The base BTF is read on the side while the input is converted, which
 	// does not need it; its errors are still reported first.
 	type loaded struct {
-		spec *btf.Spec
-		err  error
+		spec  *btf.Spec
+		index *dedup.BaseIndex // the base prepared for deduplication
+		err   error
 	}
 	baseDone := make(chan loaded, 1)
 	go func() {
@@ -194,7 +195,12 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 			return
 		}
 		b.Strings().Index() // for deduplication, which looks up split strings in it
-		baseDone <- loaded{spec: b}
+		bi, err := dedup.PrepareBase(b, dedup.Options{Workers: opts.Jobs})
+		if err != nil {
+			baseDone <- loaded{err: fmt.Errorf("--btf_base %s: %w", o.base, err)}
+			return
+		}
+		baseDone <- loaded{spec: b, index: bi}
 	}()
 	var est dwarf2btf.Stats
 	// The conversion's live heap is mostly the output's big pointer-free
@@ -250,7 +256,7 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 		spec = btf.Rebase(spec, base)
 	}
 	if !o.skipDedup {
-		spec, dst, err = dedup.Dedup(spec, dedup.Options{InPlace: true, Workers: opts.Jobs})
+		spec, dst, err = dedup.Dedup(spec, dedup.Options{InPlace: true, Workers: opts.Jobs, Base: b.index})
 		if err != nil {
 			return fmt.Errorf("%s: deduplicating: %w", path, err)
 		}
@@ -269,7 +275,7 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 			// Debian's 6.1 kernel it leaves no duplicate
 			// (make test-modules).
 			var d2 *dedup.Stats
-			spec, d2, err = dedup.Dedup(spec, dedup.Options{InPlace: true, Workers: opts.Jobs})
+			spec, d2, err = dedup.Dedup(spec, dedup.Options{InPlace: true, Workers: opts.Jobs, Base: b.index})
 			if err != nil {
 				return fmt.Errorf("%s: deduplicating again: %w", path, err)
 			}

@@ -73,6 +73,36 @@ type Options struct {
 	// Workers bounds the goroutines used for per-type hashing; 0 means
 	// GOMAXPROCS. The result does not depend on it.
 	Workers int
+
+	// Base, when made by PrepareBase for the input's base with the same
+	// Libbpf112, replaces the preparation of the base (the "base" pass).
+	// It is not modified, so one serves any number of Dedup calls.
+	Base *BaseIndex
+}
+
+// BaseIndex is a base Spec prepared as deduplication on it starts: its types
+// entered as candidates (prepBase). Deduplicating several split Specs on one
+// base (gobtf's two passes over a module) prepares the base once, and
+// PrepareBase can run while the split Spec is still being made.
+type BaseIndex struct {
+	base   *btf.Spec
+	legacy bool
+	table  candTable
+}
+
+// PrepareBase prepares base for Dedup (Options.Base); opts.Libbpf112 and
+// opts.Workers apply, the rest is ignored.
+func PrepareBase(base *btf.Spec, opts Options) (*BaseIndex, error) {
+	if base.Base() != nil {
+		return nil, fmt.Errorf("dedup: base BTF is itself split BTF")
+	}
+	d := &deduper{firstID: base.TypeCount() + 1, count: base.TypeCount() + 1, workers: opts.Workers,
+		legacy: opts.Libbpf112, baseWords: base.Words(), baseOffs: base.TypeOffsets()}
+	d.table.init()
+	if err := d.prepBase(); err != nil {
+		return nil, err
+	}
+	return &BaseIndex{base: base, legacy: opts.Libbpf112, table: d.table}, nil
 }
 
 // Stats reports what Dedup did and how long each pass took.
@@ -221,11 +251,15 @@ func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
 			}
 		}
 	})
-	d.table.init()
 	timer.done("setup")
 
-	if err := d.prepBase(); err != nil {
-		return nil, nil, st, err
+	if bi := opts.Base; bi != nil && bi.base == s.Base() && bi.legacy == opts.Libbpf112 {
+		d.table = bi.table.clone()
+	} else {
+		d.table.init()
+		if err := d.prepBase(); err != nil {
+			return nil, nil, st, err
+		}
 	}
 	timer.done("base")
 

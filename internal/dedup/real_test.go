@@ -152,6 +152,27 @@ func TestDedupModulesDoubled(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", mode.name, err)
 				}
+				// A base prepared ahead of time (Options.Base), used
+				// for two different inputs, gives the same bytes.
+				bi, err := PrepareBase(base, mode.opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, path := range []string{ref, doubled, ref} {
+					plain, _, err := Dedup(parseFile(t, path, base), mode.opts)
+					if err != nil {
+						t.Fatal(err)
+					}
+					withBase := mode.opts
+					withBase.Base = bi
+					prepared, _, err := Dedup(parseFile(t, path, base), withBase)
+					if err != nil {
+						t.Fatalf("%s: prepared base: %v", mode.name, err)
+					}
+					if !bytes.Equal(prepared.Marshal(prepared.ByteOrder()), plain.Marshal(plain.ByteOrder())) {
+						t.Errorf("%s: %s: output with a prepared base differs", mode.name, filepath.Base(path))
+					}
+				}
 				if out.NumTypes() != lib.NumTypes() {
 					t.Errorf("%s: %d types, libbpf %d", mode.name, out.NumTypes(), lib.NumTypes())
 				}

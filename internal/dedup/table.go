@@ -109,6 +109,14 @@ func (t *candTable) add(h uint64, id uint32) {
 	t.heads[i] = uint32(len(t.entID))
 }
 
+// clone returns a copy of t that shares no storage with it.
+func (t *candTable) clone() candTable {
+	c := *t
+	c.keys, c.heads, c.gens = slices.Clone(t.keys), slices.Clone(t.heads), slices.Clone(t.gens)
+	c.entID, c.entNext = slices.Clone(t.entID), slices.Clone(t.entNext)
+	return c
+}
+
 // reserve grows the index, ahead of time, to hold n more keys without a
 // rehash. Only the index is sized: the emulated libbpf growth is untouched.
 func (t *candTable) reserve(n int) {
