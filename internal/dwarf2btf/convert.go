@@ -178,7 +178,19 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *target, fs *funcSource, opts *Options) unitDone {
 	src, where := open(i)
 	c.reset()
+	c.fscratch.prewalked = false
+	fst, walkFuncs := src.(*fastStream)
+	walkFuncs = walkFuncs && fs != nil && tgt.merged == nil
+	if walkFuncs {
+		// Step 1 of the function collection reads the unit along with
+		// the type walk (funcScratch.beginWalk).
+		c.fscratch.beginWalk(fst.r, isCLanguage(fs.units[i].Language), opts.Features.DeclTag)
+		fst.withFuncs(&c.fscratch)
+	}
 	lang, clang, err := c.walk(src)
+	if err == nil && walkFuncs {
+		err = c.fscratch.endWalk(nil)
+	}
 	if err != nil {
 		return unitDone{c: c, err: fmt.Errorf("%s: %w", where, err)}
 	}

@@ -10,6 +10,19 @@ import (
 type fastStream struct {
 	r *die.Reader
 	e die.Entry
+
+	// funcs, when set, also takes every DIE, for step 1 of collectFuncs
+	// (see funcScratch.beginWalk and withFuncs).
+	funcs *funcScratch
+}
+
+// withFuncs makes the stream also hand every DIE to s, which beginWalk has
+// prepared, and decode the DIEs the function walk reads too.
+func (st *fastStream) withFuncs(s *funcScratch) {
+	st.funcs = s
+	st.r.SetFilter(func(tag uint32, depth int) bool {
+		return typeWalkKeeps(tag, depth) || tag == tagSubprogram || tag == tagGNUAnnotation
+	})
 }
 
 // newFastStream positions a reader of d on unit u.
@@ -25,6 +38,11 @@ func (s *fastStream) next(d *digest) (int, bool, error) {
 	ok, err := s.r.Next(&s.e)
 	if err != nil || !ok {
 		return 0, false, err
+	}
+	if s.funcs != nil {
+		if err := s.funcs.visit(nil, &s.e); err != nil {
+			return 0, false, err
+		}
 	}
 	fillDigestFast(d, &s.e)
 	return s.e.Depth, true, nil

@@ -35,9 +35,15 @@ func collectFuncs(u *funcUnit) ([]funcCandidate, error) {
 	if s == nil {
 		s = &funcScratch{}
 	}
-	s.reset(u)
-	if err := s.walk(u); err != nil {
-		return nil, err
+	if s.prewalked {
+		// Step 1 was done beside the type walk (beginWalk).
+		s.prewalked = false
+		s.loc.reset(u.data.Sections(), &u.units[0])
+	} else {
+		s.reset(u)
+		if err := s.walk(u); err != nil {
+			return nil, err
+		}
 	}
 	s.sizesAndLocations(u)
 	s.resolveOrigins()
@@ -113,15 +119,52 @@ type funcScratch struct {
 
 	// per-unit output arenas, handed over (not reused) at the end
 	outStrs []byte
+
+	// The walk of step 1 (visit), and whether it has been done beside
+	// the type walk (beginWalk) for the unit collectFuncs is given next.
+	stack     []fnFrame
+	unit      int32 // index of the unit walked in funcUnit.units
+	cUnit     bool  // the unit's language is C
+	declTags  bool  // btf_decl_tag annotations are collected
+	prewalked bool
 }
 
 func (s *funcScratch) reset(u *funcUnit) {
+	s.resetWalk()
+	s.loc.reset(u.data.Sections(), &u.units[0])
+}
+
+// resetWalk clears what step 1 collects.
+func (s *funcScratch) resetWalk() {
 	s.subs = s.subs[:0]
 	s.params = s.params[:0]
 	s.annots = s.annots[:0]
 	s.order = s.order[:0]
 	s.outStrs = s.outStrs[:0]
-	s.loc.reset(u.data.Sections(), &u.units[0])
+	s.stack = s.stack[:0]
+}
+
+// beginWalk prepares step 1 for a unit whose DIEs another walk (the type
+// walk, see fastStream) reads with r and hands to visit, in order, every
+// one of them, then calls endWalk; r must decode the DIEs
+// funcWalkReads keeps. collectFuncs then skips its own walk. One walk of
+// the unit instead of two: the function walk alone steps over every DIE of
+// every function body.
+func (s *funcScratch) beginWalk(r *die.Reader, cUnit, declTags bool) {
+	s.resetWalk()
+	s.reader, s.unit, s.cUnit, s.declTags = r, 0, cUnit, declTags
+}
+
+// endWalk closes the frames still open at the end of the unit.
+func (s *funcScratch) endWalk(u *funcUnit) error {
+	for len(s.stack) > 0 {
+		if err := s.closeFrame(u, s.stack[len(s.stack)-1]); err != nil {
+			return err
+		}
+		s.stack = s.stack[:len(s.stack)-1]
+	}
+	s.prewalked = true
+	return nil
 }
 
 // DWARF attributes, tags and constants the function walk reads.
@@ -149,22 +192,21 @@ func (s *funcScratch) walk(u *funcUnit) error {
 	r.SetLazyStrings(true) // strings are read with Field.Str only
 	r.SetFilter(funcWalkKeeps)
 	s.reader = r
+	s.declTags = u.opts.Features.DeclTag
 	for k := range u.units {
 		r.Seek(&u.units[k])
-		if err := s.walkUnit(u, r, int32(k)); err != nil {
+		s.unit, s.cUnit = int32(k), isCLanguage(u.units[k].Language)
+		if err := s.walkUnit(u, r); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// walkUnit reads the DIEs of the unit r is positioned at, number k of
-// u.units.
-func (s *funcScratch) walkUnit(u *funcUnit, r *die.Reader, k int32) error {
+// walkUnit reads the DIEs of the unit r is positioned at.
+func (s *funcScratch) walkUnit(u *funcUnit, r *die.Reader) error {
 	var e die.Entry
-	var stack []fnFrame
-	declTags := u.opts.Features.DeclTag
-	cUnit := isCLanguage(u.units[k].Language)
+	s.stack = s.stack[:0]
 	for {
 		ok, err := r.Next(&e)
 		if err != nil {
@@ -173,63 +215,78 @@ func (s *funcScratch) walkUnit(u *funcUnit, r *die.Reader, k int32) error {
 		if !ok {
 			break
 		}
-		for len(stack) > 0 && stack[len(stack)-1].depth >= e.Depth {
-			if err := s.closeFrame(u, stack[len(stack)-1]); err != nil {
-				return err
-			}
-			stack = stack[:len(stack)-1]
+		if err := s.visit(u, &e); err != nil {
+			return err
 		}
-		var parent fnFrame
-		if len(stack) > 0 {
-			parent = stack[len(stack)-1]
-		}
-		if e.Children && skipsFuncs(e.Tag, cUnit) {
+		if e.Children && skipsFuncs(e.Tag, s.cUnit) {
 			// Nothing the walk collects can be below: step over the
 			// subtree without decoding it.
 			if err := r.SkipChildren(); err != nil {
 				return fmt.Errorf("functions: %w", err)
 			}
-			continue
-		}
-		f := fnFrame{depth: e.Depth}
-		switch {
-		case e.Tag == tagSubprogram:
-			s.subs = append(s.subs, subprogFrom(&e))
-			f.kind, f.idx = 1, int32(len(s.subs)-1)
-		case e.Tag == tagFormalParameter && parent.kind == 1:
-			fn := &s.subs[parent.idx]
-			p := paramFrom(&e)
-			p.fn, p.idx, p.unit = parent.idx, fn.n, k
-			if fn.n == 0 {
-				fn.first = int32(len(s.params))
-			}
-			fn.n++
-			s.params = append(s.params, p)
-			f.kind, f.idx = 2, int32(len(s.params)-1)
-		case e.Tag == tagUnspecifiedParams && parent.kind == 1:
-			s.subs[parent.idx].unspec = true
-		case e.Tag == tagLLVMAnnotation || e.Tag == tagGNUAnnotation:
-			if declTags && parent.kind != 0 {
-				fn, comp := parent.idx, int32(-1)
-				if parent.kind == 2 {
-					fn, comp = s.params[parent.idx].fn, s.params[parent.idx].idx
-				}
-				s.addAnnot(&e, fn, comp)
-			}
-		}
-		if e.Children {
-			stack = append(stack, f)
-		} else if f.kind != 0 {
-			if err := s.closeFrame(u, f); err != nil {
-				return err
-			}
 		}
 	}
-	for len(stack) > 0 {
-		if err := s.closeFrame(u, stack[len(stack)-1]); err != nil {
+	return s.endWalkUnit(u)
+}
+
+// endWalkUnit closes the frames still open at the end of a unit.
+func (s *funcScratch) endWalkUnit(u *funcUnit) error {
+	for len(s.stack) > 0 {
+		if err := s.closeFrame(u, s.stack[len(s.stack)-1]); err != nil {
 			return err
 		}
-		stack = stack[:len(stack)-1]
+		s.stack = s.stack[:len(s.stack)-1]
+	}
+	return nil
+}
+
+// visit takes the next DIE of the unit in step 1. u may be nil beside the
+// type walk: closeFrame needs only u.opts there, which beginWalk recorded.
+func (s *funcScratch) visit(u *funcUnit, e *die.Entry) error {
+	for len(s.stack) > 0 && s.stack[len(s.stack)-1].depth >= e.Depth {
+		if err := s.closeFrame(u, s.stack[len(s.stack)-1]); err != nil {
+			return err
+		}
+		s.stack = s.stack[:len(s.stack)-1]
+	}
+	var parent fnFrame
+	if len(s.stack) > 0 {
+		parent = s.stack[len(s.stack)-1]
+	}
+	// A DIE whose subtree holds nothing collected (skipsFuncs) gets a
+	// plain frame, so that its children (the parameters of a subroutine
+	// type, say) are not taken for those of an enclosing function.
+	f := fnFrame{depth: e.Depth}
+	switch {
+	case e.Children && skipsFuncs(e.Tag, s.cUnit):
+	case e.Tag == tagSubprogram:
+		s.subs = append(s.subs, subprogFrom(e))
+		f.kind, f.idx = 1, int32(len(s.subs)-1)
+	case e.Tag == tagFormalParameter && parent.kind == 1:
+		fn := &s.subs[parent.idx]
+		p := paramFrom(e)
+		p.fn, p.idx, p.unit = parent.idx, fn.n, s.unit
+		if fn.n == 0 {
+			fn.first = int32(len(s.params))
+		}
+		fn.n++
+		s.params = append(s.params, p)
+		f.kind, f.idx = 2, int32(len(s.params)-1)
+	case e.Tag == tagUnspecifiedParams && parent.kind == 1:
+		s.subs[parent.idx].unspec = true
+	case e.Tag == tagLLVMAnnotation || e.Tag == tagGNUAnnotation:
+		if s.declTags && parent.kind != 0 {
+			fn, comp := parent.idx, int32(-1)
+			if parent.kind == 2 {
+				fn, comp = s.params[parent.idx].fn, s.params[parent.idx].idx
+			}
+			s.addAnnot(e, fn, comp)
+		}
+	}
+	if e.Children {
+		s.stack = append(s.stack, f)
+	} else if f.kind != 0 {
+		return s.closeFrame(u, f)
 	}
 	return nil
 }
@@ -278,7 +335,7 @@ func isCLanguage(lang uint64) bool {
 func (s *funcScratch) closeFrame(u *funcUnit, f fnFrame) error {
 	switch f.kind {
 	case 1:
-		if u.opts.Features.DeclTag {
+		if s.declTags {
 			if err := s.annotChain(s.subs[f.idx].gnuAnnot, f.idx, -1); err != nil {
 				return err
 			}
@@ -286,7 +343,7 @@ func (s *funcScratch) closeFrame(u *funcUnit, f fnFrame) error {
 		s.order = append(s.order, f.idx)
 	case 2:
 		p := &s.params[f.idx]
-		if u.opts.Features.DeclTag {
+		if s.declTags {
 			if err := s.annotChain(p.gnuAnnot, p.fn, p.idx); err != nil {
 				return err
 			}
