@@ -2,6 +2,7 @@ package btf_test
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
@@ -124,5 +125,43 @@ func TestAppendSpec(t *testing.T) {
 	}
 	if n, want := len(got.Strings().Bytes()), len("\x00int\x00a\x00field\x00b\x00c\x00"); n != want {
 		t.Errorf("string section %q: %d bytes, want %d", got.Strings().Bytes(), n, want)
+	}
+}
+
+// TestAppendSpecAllKinds appends the every-kind Spec of the dump tests
+// twice and checks each copy's references word by word against Concat's,
+// which moves them with ForEachTypeRef and ForEachStrRef.
+func TestAppendSpecAllKinds(t *testing.T) {
+	ak := buildAllKinds()
+	parts := []*btf.Spec{ak.s, buildAllKinds().s}
+	// AppendSpec takes offsets of whole strings, as conversion makes
+	// them; these three names are deliberately not.
+	odd := map[btf.TypeID]bool{}
+	for _, name := range []string{"badname", "emptyname", "suffixname"} {
+		odd[ak.ids[name]] = true
+		odd[ak.ids[name]+ak.s.TypeCount()] = true
+	}
+	want := btf.Concat(parts)
+	got := btf.NewSpec(nil)
+	for _, p := range parts {
+		got.AppendSpec(p)
+	}
+	if got.TypeCount() != want.TypeCount() {
+		t.Fatalf("%d types, want %d", got.TypeCount(), want.TypeCount())
+	}
+	for id := btf.TypeID(1); id <= want.TypeCount(); id++ {
+		if odd[id] {
+			continue
+		}
+		g, w := got.Type(id), want.Type(id)
+		var gs, ws []string
+		var gi, wi []uint32
+		g.ForEachStrRef(func(p *uint32) { gs = append(gs, got.Strings().String(*p)) })
+		w.ForEachStrRef(func(p *uint32) { ws = append(ws, want.Strings().String(*p)) })
+		g.ForEachTypeRef(func(p *uint32) { gi = append(gi, *p) })
+		w.ForEachTypeRef(func(p *uint32) { wi = append(wi, *p) })
+		if fmt.Sprint(gs, gi) != fmt.Sprint(ws, wi) {
+			t.Errorf("type %d (%s): strings %q, refs %v; want %q, %v", id, w.Kind(), gs, gi, ws, wi)
+		}
 	}
 }
