@@ -275,7 +275,7 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 			// Debian's 6.1 kernel it leaves no duplicate
 			// (make test-modules).
 			var d2 *dedup.Stats
-			spec, d2, err = dedup.Dedup(spec, dedup.Options{InPlace: true, Workers: opts.Jobs, Base: b.index})
+			spec, d2, err = dedup.Dedup(spec, dedup.Options{InPlace: true, Workers: opts.Jobs, Base: b.index, BaseLastUse: true})
 			if err != nil {
 				return fmt.Errorf("%s: deduplicating again: %w", path, err)
 			}

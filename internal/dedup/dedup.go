@@ -76,8 +76,11 @@ type Options struct {
 
 	// Base, when made by PrepareBase for the input's base with the same
 	// Libbpf112, replaces the preparation of the base (the "base" pass).
-	// It is not modified, so one serves any number of Dedup calls.
-	Base *BaseIndex
+	// It is not modified, so one serves any number of Dedup calls, unless
+	// BaseLastUse is set too: Dedup may then take its storage instead of
+	// copying it, and Base must not be used again.
+	Base        *BaseIndex
+	BaseLastUse bool
 }
 
 // BaseIndex is a base Spec prepared as deduplication on it starts: its types
@@ -254,7 +257,12 @@ func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
 	timer.done("setup")
 
 	if bi := opts.Base; bi != nil && bi.base == s.Base() && bi.legacy == opts.Libbpf112 {
-		d.table = bi.table.clone()
+		if opts.BaseLastUse {
+			d.table, bi.table = bi.table, candTable{}
+			bi.base = nil // any later use prepares the base again
+		} else {
+			d.table = bi.table.clone()
+		}
 	} else {
 		d.table.init()
 		if err := d.prepBase(); err != nil {

@@ -158,13 +158,15 @@ func TestDedupModulesDoubled(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, path := range []string{ref, doubled, ref} {
+				// The third use takes the index (BaseLastUse); the fourth
+				// finds it spent and prepares the base again.
+				for k, path := range []string{ref, doubled, ref, doubled} {
 					plain, _, err := Dedup(parseFile(t, path, base), mode.opts)
 					if err != nil {
 						t.Fatal(err)
 					}
 					withBase := mode.opts
-					withBase.Base = bi
+					withBase.Base, withBase.BaseLastUse = bi, k == 2
 					prepared, _, err := Dedup(parseFile(t, path, base), withBase)
 					if err != nil {
 						t.Fatalf("%s: prepared base: %v", mode.name, err)

@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+	"sync"
 )
 
 // relocOp is what a relocation does to the bytes of its field, given the
@@ -107,13 +108,34 @@ var relocRules = map[elf.Machine]map[uint32]relocRule{
 	},
 }
 
+// ruleSlices caches, per machine, relocRules as a slice indexed by type.
+var ruleSlices sync.Map // elf.Machine -> []relocRule
+
+// ruleSlice returns rules (the machine's relocRules) as a slice indexed by
+// relocation type, so that applying an entry costs no map lookup.
+func ruleSlice(m elf.Machine, rules map[uint32]relocRule) []relocRule {
+	if v, ok := ruleSlices.Load(m); ok {
+		return v.([]relocRule)
+	}
+	n := uint32(0)
+	for typ := range rules {
+		n = max(n, typ+1)
+	}
+	sl := make([]relocRule, n)
+	for typ, r := range rules {
+		sl[typ] = r
+	}
+	ruleSlices.Store(m, sl)
+	return sl
+}
+
 // relocTable is one SHT_REL or SHT_RELA section, checked and ready to be
 // read entry by entry.
 type relocTable struct {
 	sec    *Section
 	data   []byte
 	syms   *symtab
-	rules  map[uint32]relocRule
+	rules  []relocRule // by relocation type; op opNone past the end
 	es     int // bytes from one entry to the next (sh_entsize when larger)
 	std    int // bytes of the standard entry that are read
 	rela   bool
@@ -140,7 +162,7 @@ func (f *File) relocTableOf(rs *Section) (*relocTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &relocTable{sec: rs, data: data, syms: syms, rules: rules, rela: rs.Type == elf.SHT_RELA, is64: f.Class == elf.ELFCLASS64}
+	t := &relocTable{sec: rs, data: data, syms: syms, rules: ruleSlice(f.Machine, rules), rela: rs.Type == elf.SHT_RELA, is64: f.Class == elf.ELFCLASS64}
 	t.std = 8 // Elf32_Rel; Elf32_Rela adds 4 bytes, the 64-bit forms double both
 	if t.rela {
 		t.std = 12
@@ -207,10 +229,14 @@ func (f *File) relocSection(dst []byte, tgt, rs *Section, bases []uint64) error 
 func (f *File) applyRelocs(dst []byte, tgt *Section, t *relocTable, lo, hi int, bases []uint64, window *[2]uint64) error {
 	bo := f.ByteOrder
 	var sym Symbol
+	lastSym, lastVal := uint64(0), uint64(0) // symbol 0 is never looked up
 	for i := lo; i < hi; i++ {
 		rOff, symNo, typ, addend := t.entry(bo, i)
-		rule, ok := t.rules[typ]
-		if !ok || rule.op == opNone {
+		var rule relocRule
+		if uint64(typ) < uint64(len(t.rules)) {
+			rule = t.rules[typ]
+		}
+		if rule.op == opNone {
 			// Not an address or offset type (see relocRules): the field
 			// keeps the bytes the assembler wrote, as with libdwfl.
 			continue
@@ -224,13 +250,18 @@ func (f *File) applyRelocs(dst []byte, tgt *Section, t *relocTable, lo, hi int, 
 			if symNo >= uint64(t.syms.n) {
 				return f.secErrorf(t.sec, int64(i*t.es), nil, "relocation symbol %d out of range (%d symbols)", symNo, t.syms.n)
 			}
-			if _, ok := f.symEntry(t.syms, int(symNo), &sym); !ok {
-				return f.secErrorf(t.sec, int64(i*t.es), nil, "symbol %d: SHN_XINDEX without an entry in .symtab_shndx", symNo)
+			// Most entries name one of a few section symbols: the
+			// last one's value is kept.
+			if symNo != lastSym {
+				if _, ok := f.symEntry(t.syms, int(symNo), &sym); !ok {
+					return f.secErrorf(t.sec, int64(i*t.es), nil, "symbol %d: SHN_XINDEX without an entry in .symtab_shndx", symNo)
+				}
+				lastSym, lastVal = symNo, sym.Value
+				if int(sym.Section) < len(bases) {
+					lastVal += bases[sym.Section]
+				}
 			}
-			s = sym.Value
-			if int(sym.Section) < len(bases) {
-				s += bases[sym.Section]
-			}
+			s = lastVal
 		}
 		if err := f.applyReloc(dst, rOff, rule, s, addend, t.rela, tgt, typ); err != nil {
 			return err
