@@ -136,8 +136,8 @@ type relocTable struct {
 	data   []byte
 	syms   *symtab
 	rules  []relocRule // by relocation type; op opNone past the end
-	es     int // bytes from one entry to the next (sh_entsize when larger)
-	std    int // bytes of the standard entry that are read
+	es     int         // bytes from one entry to the next (sh_entsize when larger)
+	std    int         // bytes of the standard entry that are read
 	rela   bool
 	is64   bool
 	sorted bool // targets in increasing order, no ULEB fields: see splitRelocs
