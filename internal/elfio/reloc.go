@@ -132,15 +132,14 @@ func ruleSlice(m elf.Machine, rules map[uint32]relocRule) []relocRule {
 // relocTable is one SHT_REL or SHT_RELA section, checked and ready to be
 // read entry by entry.
 type relocTable struct {
-	sec    *Section
-	data   []byte
-	syms   *symtab
-	rules  []relocRule // by relocation type; op opNone past the end
-	es     int         // bytes from one entry to the next (sh_entsize when larger)
-	std    int         // bytes of the standard entry that are read
-	rela   bool
-	is64   bool
-	sorted bool // targets in increasing order, no ULEB fields: see splitRelocs
+	sec   *Section
+	data  []byte
+	syms  *symtab
+	rules []relocRule // by relocation type; op opNone past the end
+	es    int         // bytes from one entry to the next (sh_entsize when larger)
+	std   int         // bytes of the standard entry that are read
+	rela  bool
+	is64  bool
 }
 
 // relocTableOf checks rs (its machine's rules, its symbol table) and returns
