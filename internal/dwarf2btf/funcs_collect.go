@@ -155,13 +155,11 @@ func (s *funcScratch) beginWalk(r *die.Reader, cUnit, declTags bool) {
 	s.reader, s.unit, s.cUnit, s.declTags = r, 0, cUnit, declTags
 }
 
-// endWalk closes the frames still open at the end of the unit.
+// endWalk closes the frames still open at the end of the unit, and marks
+// step 1 done for collectFuncs.
 func (s *funcScratch) endWalk(u *funcUnit) error {
-	for len(s.stack) > 0 {
-		if err := s.closeFrame(u, s.stack[len(s.stack)-1]); err != nil {
-			return err
-		}
-		s.stack = s.stack[:len(s.stack)-1]
+	if err := s.endWalkUnit(u); err != nil {
+		return err
 	}
 	s.prewalked = true
 	return nil
