@@ -145,11 +145,12 @@ func (s *funcScratch) resetWalk() {
 }
 
 // beginWalk prepares step 1 for a unit whose DIEs another walk (the type
-// walk, see fastStream) reads with r and hands to visit, in order, every
-// one of them, then calls endWalk; r must decode the DIEs
-// funcWalkReads keeps. collectFuncs then skips its own walk. One walk of
-// the unit instead of two: the function walk alone steps over every DIE of
-// every function body.
+// walk, see fastStream) reads with r and hands to visit, every one of them
+// in order, before calling endWalk; r must decode the DIEs that
+// funcWalkKeeps keeps, except those it keeps only to skip their subtrees.
+// collectFuncs then skips its own walk. So a unit is walked once instead of
+// twice: the function walk alone stepped over every DIE of every function
+// body.
 func (s *funcScratch) beginWalk(r *die.Reader, cUnit, declTags bool) {
 	s.resetWalk()
 	s.reader, s.unit, s.cUnit, s.declTags = r, 0, cUnit, declTags
