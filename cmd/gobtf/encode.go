@@ -260,7 +260,7 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: deduplicating: %w", path, err)
 		}
-		if base != nil {
+		if base != nil && dst.BaseFwdKeptApart > 0 {
 			// One pass of libbpf's algorithm can leave a module type
 			// that is an exact copy of a base type (struct module in
 			// mlx5_ib, rdma_counter in ib_core, gfn_to_pfn_cache in
@@ -273,7 +273,9 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 			// ends up referring to base types only. A second pass
 			// merges it (TestSplitDedupTwice); on the 1,121 modules of
 			// Debian's 6.1 kernel it leaves no duplicate
-			// (make test-modules).
+			// (make test-modules). It runs only when the first pass
+			// kept a type apart that way (BaseFwdKeptApart), the one
+			// situation it is for.
 			var d2 *dedup.Stats
 			spec, d2, err = dedup.Dedup(spec, dedup.Options{InPlace: true, Workers: opts.Jobs, Base: b.index, BaseLastUse: true})
 			if err != nil {

@@ -114,6 +114,13 @@ type Stats struct {
 	StringsIn, StringsOut int // own string-section bytes
 
 	Passes []PassStat // in execution order
+
+	// BaseFwdKeptApart counts the split types that matched a type graph
+	// through a base FWD the split BTF defines, and were kept apart for it
+	// (see isEquiv: the base cannot change). Such a type can be left as an
+	// exact copy of a base type, which a second Dedup of the output merges;
+	// when the count is 0, no type was kept apart this way.
+	BaseFwdKeptApart int
 }
 
 // PassStat is the duration of one pass.

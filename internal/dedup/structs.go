@@ -59,6 +59,7 @@ func (d *deduper) dedupStructs() error {
 			}
 			d.mergeHypot()
 			if d.hypotAdjustCanon {
+				d.stats.BaseFwdKeptApart++
 				continue
 			}
 			newID = c
