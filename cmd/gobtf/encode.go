@@ -253,7 +253,7 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 	var dst *dedup.Stats
 	order := spec.ByteOrder()
 	if base != nil {
-		spec = btf.Rebase(spec, base)
+		spec = btf.RebaseInPlace(spec, base)
 	}
 	if !o.skipDedup {
 		spec, dst, err = dedup.Dedup(spec, dedup.Options{InPlace: true, Workers: opts.Jobs, Base: b.index})

@@ -72,6 +72,12 @@ func copyShifted(words, offs []uint32, p *Spec, idShift, wordShift, strShift uin
 	for i, o := range p.offs {
 		offs[i] = o + wordShift
 	}
+	shiftRefs(words, offs[:len(p.offs)], idShift, strShift)
+}
+
+// shiftRefs adds idShift to every non-void type ID and strShift to every
+// non-zero string offset of the types in words whose start indexes are offs.
+func shiftRefs(words, offs []uint32, idShift, strShift uint32) {
 	shiftID := func(w *uint32) {
 		if *w != 0 {
 			*w += idShift
@@ -82,11 +88,11 @@ func copyShifted(words, offs []uint32, p *Spec, idShift, wordShift, strShift uin
 			*w += strShift
 		}
 	}
-	for i := range p.offs {
-		start := p.offs[i]
-		end := uint32(len(p.words))
-		if i+1 < len(p.offs) {
-			end = p.offs[i+1]
+	for i := range offs {
+		start := offs[i]
+		end := uint32(len(words))
+		if i+1 < len(offs) {
+			end = offs[i+1]
 		}
 		t := Type(words[start:end:end])
 		t.ForEachTypeRef(shiftID)
@@ -113,6 +119,24 @@ func Rebase(s *Spec, base *Spec) *Spec {
 		data = append(data, s.strs.data[1:]...)
 	}
 	out.strs = newStringTableFrom(base.strs, data)
+	return out
+}
+
+// RebaseInPlace is Rebase without copying: the result takes over s's
+// storage, and s must not be used afterwards.
+func RebaseInPlace(s *Spec, base *Spec) *Spec {
+	if s.base != nil {
+		panic("btf: Rebase of a split Spec")
+	}
+	out := NewSpec(base)
+	out.words, out.offs = s.words, s.offs
+	shiftRefs(out.words, out.offs, base.TypeCount(), base.strs.Len()-1)
+	var data []byte
+	if len(s.strs.data) > 1 {
+		data = s.strs.data[1:]
+	}
+	out.strs = newStringTableFrom(base.strs, data)
+	*s = Spec{}
 	return out
 }
 

@@ -69,31 +69,39 @@ func TestRebase(t *testing.T) {
 	base.AddInt("long", 8, btf.IntSigned, 64)
 	base.AddStruct(false, "task_struct", 8, []btf.MemberSpec{{Name: "pid", Type: 1}})
 
-	mod := btf.NewSpec(nil)
-	mi := mod.AddInt("int", 4, btf.IntSigned, 32)
-	ms := mod.AddStruct(false, "xfs_inode", 4, []btf.MemberSpec{{Name: "i_ino", Type: mi}})
-	mod.AddRef(btf.KindPtr, "", ms)
-	mod.AddFuncProto(0, []btf.ParamSpec{{Name: "ip", Type: ms + 1}})
+	for _, tc := range []struct {
+		name   string
+		rebase func(s, base *btf.Spec) *btf.Spec
+	}{{"copy", btf.Rebase}, {"in place", btf.RebaseInPlace}} {
+		t.Run(tc.name, func(t *testing.T) {
+			mod := btf.NewSpec(nil)
+			mi := mod.AddInt("int", 4, btf.IntSigned, 32)
+			ms := mod.AddStruct(false, "xfs_inode", 4, []btf.MemberSpec{{Name: "i_ino", Type: mi}})
+			mod.AddRef(btf.KindPtr, "", ms)
+			mod.AddFuncProto(0, []btf.ParamSpec{{Name: "ip", Type: ms + 1}})
+			orig := mod.Clone() // RebaseInPlace consumes mod
 
-	split := btf.Rebase(mod, base)
-	if split.FirstID() != base.TypeCount()+1 || split.NumTypes() != mod.NumTypes() {
-		t.Fatalf("first ID %d, %d types", split.FirstID(), split.NumTypes())
-	}
-	for id := btf.TypeID(1); id <= mod.TypeCount(); id++ {
-		want := render(mod, id)
-		if got := render(split, id+base.TypeCount()); got != want {
-			t.Errorf("type %d: got %q, want %q", id, got, want)
-		}
-	}
-	// The split blob decodes on the base to the same types.
-	again, err := btf.Parse(split.Marshal(split.ByteOrder()), base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for id := split.FirstID(); id <= split.TypeCount(); id++ {
-		if render(again, id) != render(split, id) {
-			t.Errorf("type %d changed in the encode/decode round trip", id)
-		}
+			split := tc.rebase(mod, base)
+			if split.FirstID() != base.TypeCount()+1 || split.NumTypes() != orig.NumTypes() {
+				t.Fatalf("first ID %d, %d types", split.FirstID(), split.NumTypes())
+			}
+			for id := btf.TypeID(1); id <= orig.TypeCount(); id++ {
+				want := render(orig, id)
+				if got := render(split, id+base.TypeCount()); got != want {
+					t.Errorf("type %d: got %q, want %q", id, got, want)
+				}
+			}
+			// The split blob decodes on the base to the same types.
+			again, err := btf.Parse(split.Marshal(split.ByteOrder()), base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for id := split.FirstID(); id <= split.TypeCount(); id++ {
+				if render(again, id) != render(split, id) {
+					t.Errorf("type %d changed in the encode/decode round trip", id)
+				}
+			}
+		})
 	}
 }
 
