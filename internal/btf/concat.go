@@ -72,7 +72,7 @@ func copyShifted(words, offs []uint32, p *Spec, idShift, wordShift, strShift uin
 	for i, o := range p.offs {
 		offs[i] = o + wordShift
 	}
-	shiftRefs(words, offs[:len(p.offs)], idShift, strShift)
+	shiftRefs(words, p.offs, idShift, strShift) // p.offs index words, a window of p's types
 }
 
 // shiftRefs adds idShift to every non-void type ID and strShift to every
