@@ -78,25 +78,13 @@ func copyShifted(words, offs []uint32, p *Spec, idShift, wordShift, strShift uin
 // shiftRefs adds idShift to every non-void type ID and strShift to every
 // non-zero string offset of the types in words whose start indexes are offs.
 func shiftRefs(words, offs []uint32, idShift, strShift uint32) {
-	shiftID := func(w *uint32) {
-		if *w != 0 {
-			*w += idShift
-		}
-	}
-	shiftStr := func(w *uint32) {
-		if *w != 0 {
-			*w += strShift
-		}
-	}
+	f := refFix{shift: idShift, strShift: strShift}
 	for i := range offs {
-		start := offs[i]
 		end := uint32(len(words))
 		if i+1 < len(offs) {
 			end = offs[i+1]
 		}
-		t := Type(words[start:end:end])
-		t.ForEachTypeRef(shiftID)
-		t.ForEachStrRef(shiftStr)
+		f.fix(Type(words[offs[i]:end:end]))
 	}
 }
 
@@ -185,35 +173,40 @@ func (s *Spec) AppendSpec(part *Spec) TypeID {
 	for _, o := range part.offs {
 		s.offs = append(s.offs, o+wordShift)
 	}
-	j := joinFix{shift: uint32(shift), start: start, remap: remap}
+	f := refFix{shift: uint32(shift), start: start, remap: remap}
 	for i := len(s.offs) - len(part.offs); i < len(s.offs); i++ {
-		j.fix(s.typeAt(i))
+		f.fix(s.typeAt(i))
 	}
 	return shift
 }
 
-// joinFix moves the references of a type appended by AppendSpec: type IDs
-// up by shift, string offsets at or above start through remap. It visits
-// the words ForEachTypeRef and ForEachStrRef visit, without their calls
-// per word: the join of a kernel's units fixes 25 M of them.
-type joinFix struct {
-	shift, start uint32
-	remap        []uint32
+// refFix moves the references of a type appended to or rebased in a Spec:
+// type IDs up by shift, and string offsets either through remap (those at
+// or above start; AppendSpec) or, without remap, up by strShift. It visits
+// the words ForEachTypeRef and ForEachStrRef visit, without their calls per
+// word: the join of a kernel's units fixes 25 M of them.
+type refFix struct {
+	shift, start, strShift uint32
+	remap                  []uint32
 }
 
-func (j *joinFix) id(w *uint32) {
+func (j *refFix) id(w *uint32) {
 	if *w != 0 {
 		*w += j.shift
 	}
 }
 
-func (j *joinFix) str(w *uint32) {
-	if *w >= j.start && *w != 0 && *w-j.start < uint32(len(j.remap)) {
+func (j *refFix) str(w *uint32) {
+	switch {
+	case *w == 0:
+	case j.remap == nil:
+		*w += j.strShift
+	case *w >= j.start && *w-j.start < uint32(len(j.remap)):
 		*w = j.remap[*w-j.start]
 	}
 }
 
-func (j *joinFix) fix(t Type) {
+func (j *refFix) fix(t Type) {
 	j.str(&t[0])
 	switch t.Kind() {
 	case KindPtr, KindTypedef, KindVolatile, KindConst, KindRestrict,

@@ -136,40 +136,59 @@ func TestAppendSpec(t *testing.T) {
 	}
 }
 
-// TestAppendSpecAllKinds appends the every-kind Spec of the dump tests
-// twice and checks each copy's references word by word against Concat's,
-// which moves them with ForEachTypeRef and ForEachStrRef.
-func TestAppendSpecAllKinds(t *testing.T) {
+// TestJoinAllKinds joins two copies of the every-kind Spec of the dump
+// tests, with AppendSpec and with Concat, and checks every reference of the
+// second copy against the part it came from: type IDs moved by the first
+// copy's count, strings the same.
+func TestJoinAllKinds(t *testing.T) {
 	ak := buildAllKinds()
-	parts := []*btf.Spec{ak.s, buildAllKinds().s}
+	part := ak.s
+	shift := part.TypeCount()
 	// AppendSpec takes offsets of whole strings, as conversion makes
 	// them; these three names are deliberately not.
 	odd := map[btf.TypeID]bool{}
 	for _, name := range []string{"badname", "emptyname", "suffixname"} {
 		odd[ak.ids[name]] = true
-		odd[ak.ids[name]+ak.s.TypeCount()] = true
 	}
-	want := btf.Concat(parts)
-	got := btf.NewSpec(nil)
-	for _, p := range parts {
-		got.AppendSpec(p)
+	refs := func(s *btf.Spec, id, shift btf.TypeID) string {
+		var strs []string
+		var ids []btf.TypeID
+		t := append(btf.Type(nil), s.Type(id)...)
+		t.ForEachStrRef(func(p *uint32) { strs = append(strs, s.Strings().String(*p)) })
+		t.ForEachTypeRef(func(p *uint32) {
+			if *p != 0 {
+				*p -= shift
+			}
+			ids = append(ids, *p)
+		})
+		return fmt.Sprintf("%s %q %v", t.Kind(), strs, ids)
 	}
-	if got.TypeCount() != want.TypeCount() {
-		t.Fatalf("%d types, want %d", got.TypeCount(), want.TypeCount())
-	}
-	for id := btf.TypeID(1); id <= want.TypeCount(); id++ {
-		if odd[id] {
-			continue
-		}
-		g, w := got.Type(id), want.Type(id)
-		var gs, ws []string
-		var gi, wi []uint32
-		g.ForEachStrRef(func(p *uint32) { gs = append(gs, got.Strings().String(*p)) })
-		w.ForEachStrRef(func(p *uint32) { ws = append(ws, want.Strings().String(*p)) })
-		g.ForEachTypeRef(func(p *uint32) { gi = append(gi, *p) })
-		w.ForEachTypeRef(func(p *uint32) { wi = append(wi, *p) })
-		if fmt.Sprint(gs, gi) != fmt.Sprint(ws, wi) {
-			t.Errorf("type %d (%s): strings %q, refs %v; want %q, %v", id, w.Kind(), gs, gi, ws, wi)
-		}
+	for _, tc := range []struct {
+		name string
+		join func(parts []*btf.Spec) *btf.Spec
+	}{
+		{"AppendSpec", func(parts []*btf.Spec) *btf.Spec {
+			out := btf.NewSpec(nil)
+			for _, p := range parts {
+				out.AppendSpec(p)
+			}
+			return out
+		}},
+		{"Concat", btf.Concat},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.join([]*btf.Spec{buildAllKinds().s, part})
+			if got.TypeCount() != 2*shift {
+				t.Fatalf("%d types, want %d", got.TypeCount(), 2*shift)
+			}
+			for id := btf.TypeID(1); id <= shift; id++ {
+				if odd[id] {
+					continue
+				}
+				if g, w := refs(got, id+shift, shift), refs(part, id, 0); g != w {
+					t.Errorf("type %d: %s, want %s", id+shift, g, w)
+				}
+			}
+		})
 	}
 }
