@@ -134,3 +134,17 @@ func loadDedupSpec(path string, base *btf.Spec) (*btf.Spec, error) {
 	}
 	return spec, nil
 }
+
+// heapEstimate guesses the peak heap of deduplicating the BTF files at paths
+// (the input and an optional base), for hugemem.PrepareHeap: twice their
+// sizes. (Encoding prepares its heap in dwarf2btf.Open.) A file that cannot
+// be read counts as empty: the error is reported where it is opened.
+func heapEstimate(paths ...string) int {
+	n := int64(0)
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && p != "" && fi.Mode().IsRegular() {
+			n += 2 * fi.Size()
+		}
+	}
+	return int(min(n, 8<<30))
+}

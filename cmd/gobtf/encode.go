@@ -387,18 +387,3 @@ func normalizeArgs(args []string) []string {
 	}
 	return out
 }
-
-// heapEstimate guesses the peak heap of encoding the files at paths (the
-// input and an optional base), for hugemem.PrepareHeap: twice their sizes,
-// which covers a vmlinux (its heap peaks near its file size) and modules
-// (whose heap also holds the parsed base). A file that cannot be read counts
-// as empty: the error is reported where it is opened.
-func heapEstimate(paths ...string) int {
-	n := int64(0)
-	for _, p := range paths {
-		if fi, err := os.Stat(p); err == nil && p != "" && fi.Mode().IsRegular() {
-			n += 2 * fi.Size()
-		}
-	}
-	return int(min(n, 8<<30))
-}

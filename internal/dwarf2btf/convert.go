@@ -189,7 +189,7 @@ func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *t
 	}
 	lang, clang, err := c.walk(src)
 	if err == nil && walkFuncs {
-		err = c.fscratch.endWalk(nil)
+		err = c.fscratch.endWalk()
 	}
 	if err != nil {
 		return unitDone{c: c, err: fmt.Errorf("%s: %w", where, err)}

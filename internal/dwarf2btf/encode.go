@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gobtf/gobtf/internal/btf"
@@ -29,6 +30,12 @@ func Encode(path string, opts *Options, st *Stats) (*btf.Spec, error) {
 	defer in.Close()
 	return in.Encode(opts, st)
 }
+
+// sectionsRead are the debug sections the encoder reads: all of
+// elfio.DebugSectionNames but .debug_line, which nothing here uses and whose
+// copy and relocation a module would otherwise pay for.
+var sectionsRead = slices.DeleteFunc(slices.Clone(elfio.DebugSectionNames[:]),
+	func(name string) bool { return name == ".debug_line" })
 
 // Input is an ELF file opened for encoding.
 type Input struct {
@@ -89,9 +96,7 @@ func (in *Input) Encode(opts *Options, st *Stats) (*btf.Spec, error) {
 		}
 		defer ef.Close()
 		addrs = ef.OfflineLayout()
-		ds, err := ef.DWARFSectionsAt(addrs, ".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str",
-			".debug_str_offsets", ".debug_addr", ".debug_rnglists", ".debug_loclists", ".debug_loc",
-			".debug_ranges", ".debug_types")
+		ds, err := ef.DWARFSectionsAt(addrs, sectionsRead...)
 		if err != nil {
 			return nil, err
 		}

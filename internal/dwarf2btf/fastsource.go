@@ -20,9 +20,15 @@ type fastStream struct {
 // prepared, and decode the DIEs the function walk reads too.
 func (st *fastStream) withFuncs(s *funcScratch) {
 	st.funcs = s
-	st.r.SetFilter(func(tag uint32, depth int) bool {
-		return typeWalkKeeps(tag, depth) || tag == tagSubprogram || tag == tagGNUAnnotation
-	})
+	st.r.SetFilter(typeAndFuncWalkKeeps)
+}
+
+// typeAndFuncWalkKeeps is the filter of a type walk that also does step 1 of
+// the function collection: typeWalkKeeps, plus subprograms and GNU
+// annotations at any depth (the parameters and LLVM annotations the
+// function walk reads, typeWalkKeeps keeps already).
+func typeAndFuncWalkKeeps(tag uint32, depth int) bool {
+	return typeWalkKeeps(tag, depth) || tag == tagSubprogram || tag == tagGNUAnnotation
 }
 
 // newFastStream positions a reader of d on unit u.
@@ -40,7 +46,7 @@ func (s *fastStream) next(d *digest) (int, bool, error) {
 		return 0, false, err
 	}
 	if s.funcs != nil {
-		if err := s.funcs.visit(nil, &s.e); err != nil {
+		if err := s.funcs.visit(&s.e); err != nil {
 			return 0, false, err
 		}
 	}

@@ -158,8 +158,8 @@ func (s *funcScratch) beginWalk(r *die.Reader, cUnit, declTags bool) {
 
 // endWalk closes the frames still open at the end of the unit, and marks
 // step 1 done for collectFuncs.
-func (s *funcScratch) endWalk(u *funcUnit) error {
-	if err := s.endWalkUnit(u); err != nil {
+func (s *funcScratch) endWalk() error {
+	if err := s.endWalkUnit(); err != nil {
 		return err
 	}
 	s.prewalked = true
@@ -214,7 +214,7 @@ func (s *funcScratch) walkUnit(u *funcUnit, r *die.Reader) error {
 		if !ok {
 			break
 		}
-		if err := s.visit(u, &e); err != nil {
+		if err := s.visit(&e); err != nil {
 			return err
 		}
 		if e.Children && skipsFuncs(e.Tag, s.cUnit) {
@@ -225,13 +225,13 @@ func (s *funcScratch) walkUnit(u *funcUnit, r *die.Reader) error {
 			}
 		}
 	}
-	return s.endWalkUnit(u)
+	return s.endWalkUnit()
 }
 
 // endWalkUnit closes the frames still open at the end of a unit.
-func (s *funcScratch) endWalkUnit(u *funcUnit) error {
+func (s *funcScratch) endWalkUnit() error {
 	for len(s.stack) > 0 {
-		if err := s.closeFrame(u, s.stack[len(s.stack)-1]); err != nil {
+		if err := s.closeFrame(s.stack[len(s.stack)-1]); err != nil {
 			return err
 		}
 		s.stack = s.stack[:len(s.stack)-1]
@@ -239,11 +239,10 @@ func (s *funcScratch) endWalkUnit(u *funcUnit) error {
 	return nil
 }
 
-// visit takes the next DIE of the unit in step 1. u may be nil beside the
-// type walk: closeFrame needs only u.opts there, which beginWalk recorded.
-func (s *funcScratch) visit(u *funcUnit, e *die.Entry) error {
+// visit takes the next DIE of the unit in step 1.
+func (s *funcScratch) visit(e *die.Entry) error {
 	for len(s.stack) > 0 && s.stack[len(s.stack)-1].depth >= e.Depth {
-		if err := s.closeFrame(u, s.stack[len(s.stack)-1]); err != nil {
+		if err := s.closeFrame(s.stack[len(s.stack)-1]); err != nil {
 			return err
 		}
 		s.stack = s.stack[:len(s.stack)-1]
@@ -285,7 +284,7 @@ func (s *funcScratch) visit(u *funcUnit, e *die.Entry) error {
 	if e.Children {
 		s.stack = append(s.stack, f)
 	} else if f.kind != 0 {
-		return s.closeFrame(u, f)
+		return s.closeFrame(f)
 	}
 	return nil
 }
@@ -331,7 +330,7 @@ func isCLanguage(lang uint64) bool {
 // closeFrame finishes a subprogram or parameter whose children have been
 // read: gcc-style annotations chained from it come last, and a subprogram
 // takes its place in the function order.
-func (s *funcScratch) closeFrame(u *funcUnit, f fnFrame) error {
+func (s *funcScratch) closeFrame(f fnFrame) error {
 	switch f.kind {
 	case 1:
 		if s.declTags {

@@ -84,9 +84,8 @@ type declTagRec struct {
 
 // cuTypes accumulates one CU's type records.
 type cuTypes struct {
-	spec   *btf.Spec        // the CU's BTF, filled by emit
-	shared *btf.StringTable // .debug_str as spec's string base, or nil (see nameStr)
-	opts   *Options
+	spec *btf.Spec // the CU's BTF, filled by emit; see nameStr for its strings
+	opts *Options
 
 	littleEndian bool
 	addrSize     uint32
@@ -128,7 +127,7 @@ func newCUTypes(opts *Options, littleEndian bool, addrSize uint32, shared *btf.S
 	if shared != nil {
 		spec.SetStrings(btf.NewStringTable(shared))
 	}
-	return &cuTypes{spec: spec, shared: shared, opts: opts, littleEndian: littleEndian, addrSize: addrSize, intRec: -1}
+	return &cuTypes{spec: spec, opts: opts, littleEndian: littleEndian, addrSize: addrSize, intRec: -1}
 }
 
 // reset prepares c for the next unit, keeping every buffer's storage: a
@@ -188,14 +187,14 @@ func (c *cuTypes) str(s string) uint32 {
 }
 
 // nameStr interns d's DW_AT_name, as c.str(d.nm()) does, except that a name
-// read from .debug_str, when the unit's strings are on the shared table
-// (c.shared), is not read at all: its offset there is its offset in
-// .debug_str plus one (see btf.NewSharedStrings). c.str's prefix rewrite is
-// off then (no shared table is made with --kabi_prefix); its length check
-// is made without reading the name either.
+// read from .debug_str, when the unit's string table is a split table on
+// .debug_str (btf.NewSharedStrings, given to newCUTypes), is not read at
+// all: its offset there is its offset in .debug_str plus one. c.str's
+// prefix rewrite is off then (no shared table is made with --kabi_prefix);
+// its length check is made without reading the name either.
 func (c *cuTypes) nameStr(d *digest) uint32 {
-	if c.shared != nil {
-		if off, ok := d.nameField.StrOffset(); ok && off+1 < uint64(c.shared.Len()) && !c.shared.LongAt(uint32(off+1)) {
+	if shared := c.spec.Strings().Base(); shared != nil {
+		if off, ok := d.nameField.StrOffset(); ok && off+1 < uint64(shared.Len()) && !shared.LongAt(uint32(off+1)) {
 			return uint32(off + 1)
 		}
 	}
