@@ -2,7 +2,6 @@ package dwarf2btf
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/gobtf/gobtf/internal/btf"
 )
@@ -42,15 +41,26 @@ func encodeFuncs(dst *btf.Spec, perCU [][]funcCandidate, shift []btf.TypeID, ef 
 	if total == 0 {
 		return nil
 	}
-	states := make([]funcState, 0, total)
-	for k, cs := range perCU {
+	// ELF function indexes follow name order, so ordering by index orders
+	// by name. The indexes are dense and below len(ef.funcs): a counting
+	// sort places the candidates, stably, in one pass.
+	start := make([]int, len(ef.funcs)+1)
+	for _, cs := range perCU {
 		for i := range cs {
-			states = append(states, funcState{c: &cs[i], shift: shift[k], flags: cs[i].flags})
+			start[cs[i].elf+1]++
 		}
 	}
-	// ELF function indexes follow name order, so sorting by index sorts by
-	// name.
-	sort.SliceStable(states, func(i, j int) bool { return states[i].c.elf < states[j].c.elf })
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	states := make([]funcState, total)
+	for k, cs := range perCU {
+		for i := range cs {
+			at := &start[cs[i].elf]
+			states[*at] = funcState{c: &cs[i], shift: shift[k], flags: cs[i].flags}
+			*at++
+		}
+	}
 	e := funcEncoder{dst: dst, elf: ef, opts: opts}
 	for i, j := 0, 0; i < len(states); i = j {
 		j = i + 1
