@@ -39,6 +39,9 @@ func NewSharedStrings(sec []byte) *StringTable {
 	st.index()
 	for pos := 0; pos < len(data); {
 		n := bytes.IndexByte(data[pos:], 0)
+		if n == 0 && pos > 0 {
+			long.empty = append(long.empty, uint32(pos))
+		}
 		if n > KernelMaxNameLen {
 			long.spans = append(long.spans, longString{uint32(pos), uint32(pos + n)})
 			for b := pos >> longBlockBits; b <= (pos+n)>>longBlockBits; b++ {
@@ -52,10 +55,12 @@ func NewSharedStrings(sec []byte) *StringTable {
 
 // longStrings are the spans of the strings longer than KernelMaxNameLen of
 // a NewSharedStrings table, with a bitmap of the blocks of
-// 1<<longBlockBits bytes they touch, which answers most LongAt queries.
+// 1<<longBlockBits bytes they touch, which answers most LongAt queries, and
+// the table's empty strings (EmptyAt).
 type longStrings struct {
 	spans  []longString
 	blocks []uint64
+	empty  []uint32 // offsets of the empty strings of sec, ascending
 }
 
 // longString is the span of a string longer than KernelMaxNameLen.
@@ -83,6 +88,17 @@ func (st *StringTable) LongAt(off uint32) bool {
 		return 1
 	})
 	return i > 0 && off < long[i-1].end && long[i-1].end-off > KernelMaxNameLen
+}
+
+// EmptyAt reports whether offset off of a table made by NewSharedStrings,
+// other than 0, starts an empty string, without reading it. A linker leaves
+// at most a few empty strings in a section.
+func (st *StringTable) EmptyAt(off uint32) bool {
+	if st.long == nil || len(st.long.empty) == 0 {
+		return false
+	}
+	_, found := slices.BinarySearch(st.long.empty, off)
+	return found
 }
 
 // CopyShared returns a standalone copy of a table made by NewSharedStrings,

@@ -13,7 +13,7 @@ import (
 func TestSharedStrings(t *testing.T) {
 	long := strings.Repeat("x", btf.KernelMaxNameLen+10)
 	pad := strings.Repeat("a\x00", 2000) // to reach blocks without long strings
-	sec := []byte("int\x00next\x00" + long + "\x00task_struct\x00" + pad + "far\x00")
+	sec := []byte("int\x00next\x00" + long + "\x00task_struct\x00" + pad + "far\x00\x00")
 	st := btf.NewSharedStrings(sec)
 	if st == nil {
 		t.Fatal("nil table")
@@ -23,15 +23,17 @@ func TestSharedStrings(t *testing.T) {
 		want   string
 		long   bool
 		whole  bool // a whole string, which Find finds
+		empty  bool
 	}{
-		{0, "int", false, true},
-		{4, "next", false, true},
-		{6, "xt", false, false}, // tail merging: the middle of "next"
-		{9, long, true, true},
-		{9 + 9, long[9:], true, false},
-		{9 + 10, long[10:], false, false}, // exactly KernelMaxNameLen left
-		{9 + len(long) + 1, "task_struct", false, true},
-		{9 + len(long) + 1 + 12 + len(pad), "far", false, true},
+		{0, "int", false, true, false},
+		{4, "next", false, true, false},
+		{6, "xt", false, false, false}, // tail merging: the middle of "next"
+		{9, long, true, true, false},
+		{9 + 9, long[9:], true, false, false},
+		{9 + 10, long[10:], false, false, false}, // exactly KernelMaxNameLen left
+		{9 + len(long) + 1, "task_struct", false, true, false},
+		{9 + len(long) + 1 + 12 + len(pad), "far", false, true, false},
+		{9 + len(long) + 1 + 12 + len(pad) + 4, "", false, false, true},
 	} {
 		off := uint32(tc.secOff + 1)
 		if got := st.String(off); got != tc.want {
@@ -39,6 +41,9 @@ func TestSharedStrings(t *testing.T) {
 		}
 		if got := st.LongAt(off); got != tc.long {
 			t.Errorf("LongAt(%d) = %v, want %v", off, got, tc.long)
+		}
+		if got := st.EmptyAt(off); got != tc.empty {
+			t.Errorf("EmptyAt(%d) = %v, want %v", off, got, tc.empty)
 		}
 		if off2, ok := st.Find(tc.want); tc.whole && (!ok || off2 != off) {
 			t.Errorf("Find(%.20q) = %d, %v; want %d", tc.want, off2, ok, off)

@@ -191,10 +191,12 @@ func (c *cuTypes) str(s string) uint32 {
 // .debug_str (btf.NewSharedStrings, given to newCUTypes), is not read at
 // all: its offset there is its offset in .debug_str plus one. c.str's
 // prefix rewrite is off then (no shared table is made with --kabi_prefix);
-// its length check is made without reading the name either.
+// its length check is made without reading the name either, and so is the
+// check for an empty name, which is 0 as with c.str.
 func (c *cuTypes) nameStr(d *digest) uint32 {
 	if shared := c.spec.Strings().Base(); shared != nil {
-		if off, ok := d.nameField.StrOffset(); ok && off+1 < uint64(shared.Len()) && !shared.LongAt(uint32(off+1)) {
+		if off, ok := d.nameField.StrOffset(); ok && off+1 < uint64(shared.Len()) &&
+			!shared.LongAt(uint32(off+1)) && !shared.EmptyAt(uint32(off+1)) {
 			return uint32(off + 1)
 		}
 	}

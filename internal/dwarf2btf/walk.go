@@ -212,15 +212,15 @@ func (c *cuTypes) visitType(d *digest) frame {
 		c.recs[i].name = c.nameStr(d)
 		return frame{kind: frameTypedef, rec: i}
 	case tagStructureType, tagClassType, tagUnionType:
-		name := d.nm()
-		if name == "" && d.specification != 0 {
+		name := c.nameStr(d)
+		if name == 0 && d.specification != 0 {
 			if j, ok := c.find(d.specification); ok {
-				name = c.spec.Strings().String(c.recs[j].name)
+				name = c.recs[j].name
 			}
 		}
 		if d.declaration {
 			i := c.add(d, btf.KindFwd)
-			c.recs[i].name = c.str(name)
+			c.recs[i].name = name
 			c.recs[i].kflag = d.tag == tagUnionType
 			return frame{}
 		}
@@ -234,7 +234,7 @@ func (c *cuTypes) visitType(d *digest) frame {
 		} else {
 			i = c.add(d, k)
 		}
-		c.recs[i].name = c.str(name)
+		c.recs[i].name = name
 		c.recs[i].size = uint32(d.byteSize)
 		return frame{kind: frameStruct, rec: i, start: len(c.memberStack)}
 	case tagEnumerationType:
