@@ -4,7 +4,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -44,6 +44,12 @@ type elfFunc struct {
 type elfFuncs struct {
 	funcs []elfFunc
 	syms  []elfFuncSym
+
+	// byName maps each name to its index in funcs. Every function a unit
+	// describes, inline ones from headers included, is looked up (several
+	// hundred thousand lookups for a kernel, from all workers at once): a
+	// hash lookup saves the string comparisons of a binary search.
+	byName map[string]int32
 }
 
 // elfSymbol is what the table needs of a symbol-table entry; it decouples the
@@ -126,7 +132,7 @@ func newElfFuncs(src *elfFuncsSource, opts *Options) (*elfFuncs, error) {
 		}
 		ents = append(ents, entry{name, elfFuncSym{s.name, s.value}})
 	}
-	sort.SliceStable(ents, func(i, j int) bool { return ents[i].name < ents[j].name })
+	slices.SortStableFunc(ents, func(a, b entry) int { return strings.Compare(a.name, b.name) })
 	t := &elfFuncs{syms: make([]elfFuncSym, len(ents))}
 	for i, e := range ents {
 		t.syms[i] = e.sym
@@ -138,6 +144,10 @@ func newElfFuncs(src *elfFuncsSource, opts *Options) (*elfFuncs, error) {
 			t.funcs[n-1].ambiguous = t.addressesDiffer(&t.funcs[n-1])
 		}
 		t.funcs = append(t.funcs, elfFunc{name: e.name, first: int32(i), n: 1})
+	}
+	t.byName = make(map[string]int32, len(t.funcs))
+	for i := range t.funcs {
+		t.byName[t.funcs[i].name] = int32(i)
 	}
 	if opts.Features.DeclTagKfuncs {
 		if err := t.markKfuncs(src); err != nil {
@@ -165,9 +175,8 @@ func (t *elfFuncs) symsOf(f *elfFunc) []elfFuncSym { return t.syms[f.first : f.f
 
 // find returns the index of the function named name, or -1.
 func (t *elfFuncs) find(name string) int32 {
-	i := sort.Search(len(t.funcs), func(i int) bool { return t.funcs[i].name >= name })
-	if i < len(t.funcs) && t.funcs[i].name == name {
-		return int32(i)
+	if i, ok := t.byName[name]; ok {
+		return i
 	}
 	return -1
 }
