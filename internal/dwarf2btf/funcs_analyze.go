@@ -280,7 +280,7 @@ func (s *funcScratch) candidates(u *funcUnit, abi *abiRegs) []funcCandidate {
 			if trueSig && changed && p.optimized {
 				continue
 			}
-			fp := funcParam{name: intern(kabiName(u.opts, p.name))}
+			fp := funcParam{name: intern(kabiName(u.opts, p.name.Str()))}
 			if p.typ != 0 {
 				fp.typ = u.typeID(p.typ)
 			}

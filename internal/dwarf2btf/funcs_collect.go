@@ -57,7 +57,7 @@ func collectFuncs(u *funcUnit) ([]funcCandidate, error) {
 // subprog is one DW_TAG_subprogram of the unit being collected.
 type subprog struct {
 	off       uint64
-	name      string // DW_AT_name (aliases the DWARF data; scratch only)
+	name      die.Field // DW_AT_name, read (Str) only where it is needed
 	hasName   bool
 	origin    uint64 // DW_AT_abstract_origin, 0 if none
 	spec      uint64 // DW_AT_specification, 0 if none
@@ -80,7 +80,7 @@ type fparam struct {
 	origin   uint64 // DW_AT_abstract_origin, 0 if none
 	typ      uint64 // DW_AT_type, 0 if none; after step 3 the resolved type
 	gnuAnnot uint64
-	name     string
+	name     die.Field // DW_AT_name, read (Str) only where it is needed
 	hasName  bool
 	hasType  bool
 	fn       int32
@@ -392,7 +392,7 @@ func subprogFrom(e *die.Entry) subprog {
 		f := &e.Fields[i]
 		switch f.Attr {
 		case atName:
-			sp.name, sp.hasName = f.Str(), true
+			sp.name, sp.hasName = *f, true
 		case atAbstractOrigin:
 			sp.hasOrigin = true
 			if f.IsRef() {
@@ -429,7 +429,7 @@ func paramFrom(e *die.Entry) fparam {
 		f := &e.Fields[i]
 		switch f.Attr {
 		case atName:
-			p.name, p.hasName = f.Str(), true
+			p.name, p.hasName = *f, true
 		case atType:
 			if f.IsRef() {
 				p.typ, p.hasType = f.Val, true
@@ -578,7 +578,7 @@ func (s *funcScratch) resolveOrigins() {
 // origin's, else its specification's.
 func (s *funcScratch) funcName(sp *subprog) (string, bool) {
 	if sp.hasName {
-		return sp.name, true
+		return sp.name.Str(), true
 	}
 	if sp.origin == 0 && sp.spec == 0 {
 		return "", false
@@ -588,7 +588,7 @@ func (s *funcScratch) funcName(sp *subprog) (string, bool) {
 			continue
 		}
 		if j := s.findSub(ref); j >= 0 {
-			return s.subs[j].name, s.subs[j].hasName
+			return s.subs[j].name.Str(), s.subs[j].hasName
 		}
 	}
 	return "", false
