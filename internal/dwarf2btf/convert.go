@@ -34,9 +34,9 @@ type target struct {
 	merged *mergedUnit
 
 	// doneWith, when not nil, is told after unit i has been joined (so
-	// every unit before it has been too): the bytes of .debug_info up to
-	// the end of unit i are no longer needed and may be dropped from
-	// memory (they stay readable; see mappedFile.release).
+	// every unit before it has been too): unit i is not read again, and
+	// the bytes of .debug_info up to its end are no longer needed and may
+	// be dropped from memory (they stay readable; see mappedFile.release).
 	doneWith func(i int)
 }
 
@@ -310,6 +310,18 @@ func convertTypes(f *elf.File, secs *die.Sections, addrs []uint64, release func(
 		return newFastStream(d, &units[i]), fmt.Sprintf("unit at .debug_info offset %#x", units[i].Offset)
 	}
 	fs := &funcSource{data: d, units: units, table: table, machine: f.Machine}
+	n := len(units)
+	merged := n > 0 && mergeUnits(f, d)
+	// A unit joined is read no more (its function candidates hold copies
+	// of what encoding needs): its abbreviation table, about 7 bytes per
+	// byte of .debug_abbrev altogether, can go, and later units reuse the
+	// memory. Units read across (merged conversions) are all kept.
+	forget := func(i int) {
+		if !merged {
+			d.Forget(i)
+		}
+	}
+	tgt.doneWith = forget
 	if release != nil {
 		// die.New has parsed every abbreviation table, and its walk
 		// over the unit headers touched pages all over .debug_info.
@@ -317,6 +329,7 @@ func convertTypes(f *elf.File, secs *die.Sections, addrs []uint64, release func(
 		release(secs.Info)
 		var from uint64 // secs.Info[:from] has been released
 		tgt.doneWith = func(i int) {
+			forget(i)
 			u := &units[i]
 			// In steps of 8 MB: each call costs a TLB flush on every
 			// CPU running the process, whatever its length.
@@ -333,8 +346,7 @@ func convertTypes(f *elf.File, secs *die.Sections, addrs []uint64, release func(
 			}
 		}
 	}
-	n := len(units)
-	if n > 0 && mergeUnits(f, d) {
+	if merged {
 		m := &mergedUnit{units: mergedUnitList(units, opts), lang: units[0].Language,
 			clang: strings.Contains(units[0].Producer, "clang")}
 		tgt.merged, n = m, 1

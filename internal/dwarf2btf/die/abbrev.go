@@ -46,6 +46,9 @@ type abbrevScratch struct {
 
 // lookup returns the abbreviation with the given code, or nil.
 func (t *abbrevTable) lookup(code uint64) *abbrev {
+	if t == nil {
+		return nil // a unit whose table was dropped (Data.Forget)
+	}
 	if t.sparse == nil {
 		if code-1 < uint64(len(t.list)) {
 			return &t.list[code-1]

@@ -85,8 +85,8 @@ type Unit struct {
 
 // Data is the shared, read-only index of one file's DWARF: its units, their
 // abbreviation tables and the type signature index. After New returns it is
-// never written, so any number of goroutines may use it, each through its
-// own Reader.
+// never written (but see Forget), so any number of goroutines may use it,
+// each through its own Reader.
 type Data struct {
 	sec Sections
 	le  bool
@@ -141,6 +141,19 @@ func New(s *Sections) (*Data, error) {
 // Units returns the units of .debug_info in section order (compile, partial,
 // type, skeleton and split units alike). The caller must not modify them.
 func (d *Data) Units() []Unit { return d.units }
+
+// Forget drops the abbreviation table of unit i of .debug_info when it is a
+// compile unit, for a caller that has read all it needs of that unit, so
+// that a table no other unit shares becomes garbage; reading the unit
+// afterwards fails with an error. Type and partial units, which other units
+// refer to, keep theirs. It is the one change to a Data after New: it writes
+// only unit i's entry, so goroutines reading other units are not
+// disturbed.
+func (d *Data) Forget(i int) {
+	if u := &d.units[i]; u.UnitType == UnitCompile {
+		u.abbrevs = nil
+	}
+}
 
 // TypeUnits returns the DWARF 4 type units of .debug_types.
 func (d *Data) TypeUnits() []Unit { return d.tunits }

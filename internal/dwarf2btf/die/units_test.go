@@ -130,6 +130,21 @@ func TestTypeUnits(t *testing.T) {
 			t.Fatalf("type DIE %+v", target)
 		}
 	}
+
+	// Forget drops the compile unit's table, not the type unit's: the
+	// compile unit then fails to read (without a panic), while its type
+	// stays reachable by signature.
+	d.Forget(0)
+	d.Forget(1)
+	r.Seek(&d.Units()[1])
+	if _, err := r.Next(&e); err == nil {
+		t.Error("reading a forgotten compile unit: no error")
+	}
+	if sec, off, ok := d.TypeBySignature(0x2222); !ok {
+		t.Error("signature 0x2222 not found")
+	} else if err := r.EntryAt(sec, off, &target); err != nil || target.Tag != 0x13 {
+		t.Errorf("type unit after Forget: %+v, %v", target, err)
+	}
 }
 
 // TestUnitDIE checks the unit fields read from the unit DIE, with the name
