@@ -3,6 +3,7 @@ package btf
 import (
 	"bytes"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -170,8 +171,10 @@ func (s *Spec) AppendSpec(part *Spec) TypeID {
 	}
 	wordShift := uint32(len(s.words))
 	s.words = append(s.words, part.words...)
-	for _, o := range part.offs {
-		s.offs = append(s.offs, o+wordShift)
+	n := len(s.offs)
+	s.offs = slices.Grow(s.offs, len(part.offs))[:n+len(part.offs)]
+	for i, o := range part.offs {
+		s.offs[n+i] = o + wordShift
 	}
 	f := refFix{shift: uint32(shift), start: start, remap: remap}
 	for i := len(s.offs) - len(part.offs); i < len(s.offs); i++ {
