@@ -222,14 +222,14 @@ func (s *funcScratch) candidates(u *funcUnit, abi *abiRegs) []funcCandidate {
 			continue
 		}
 		ps := s.params[sp.first : sp.first+sp.n]
-		named := true
+		allNamed := true
 		for k := range ps {
-			if !ps[k].hasName {
-				named = false
+			if !named(&ps[k].name) {
+				allNamed = false
 				break
 			}
 		}
-		if !named {
+		if !allNamed {
 			continue
 		}
 		name, ok := s.funcName(sp)

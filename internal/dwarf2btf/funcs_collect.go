@@ -57,11 +57,10 @@ func collectFuncs(u *funcUnit) ([]funcCandidate, error) {
 // subprog is one DW_TAG_subprogram of the unit being collected.
 type subprog struct {
 	off       uint64
-	name      die.Field // DW_AT_name, read (Str) only where it is needed
-	hasName   bool
-	origin    uint64 // DW_AT_abstract_origin, 0 if none
-	spec      uint64 // DW_AT_specification, 0 if none
-	typ       uint64 // DW_AT_type, 0 if none
+	name      die.Field // DW_AT_name (zero if none), read (Str) only where it is needed
+	origin    uint64    // DW_AT_abstract_origin, 0 if none
+	spec      uint64    // DW_AT_specification, 0 if none
+	typ       uint64    // DW_AT_type, 0 if none
 	lowPC     uint64
 	gnuAnnot  uint64 // DW_AT_GNU_annotation: first annotation DIE, 0 if none
 	hasOrigin bool
@@ -80,8 +79,7 @@ type fparam struct {
 	origin   uint64 // DW_AT_abstract_origin, 0 if none
 	typ      uint64 // DW_AT_type, 0 if none; after step 3 the resolved type
 	gnuAnnot uint64
-	name     die.Field // DW_AT_name, read (Str) only where it is needed
-	hasName  bool
+	name     die.Field // DW_AT_name (zero if none), read (Str) only where it is needed
 	hasType  bool
 	fn       int32
 	idx      int32
@@ -392,7 +390,7 @@ func subprogFrom(e *die.Entry) subprog {
 		f := &e.Fields[i]
 		switch f.Attr {
 		case atName:
-			sp.name, sp.hasName = *f, true
+			sp.name = *f
 		case atAbstractOrigin:
 			sp.hasOrigin = true
 			if f.IsRef() {
@@ -429,7 +427,7 @@ func paramFrom(e *die.Entry) fparam {
 		f := &e.Fields[i]
 		switch f.Attr {
 		case atName:
-			p.name, p.hasName = *f, true
+			p.name = *f
 		case atType:
 			if f.IsRef() {
 				p.typ, p.hasType = f.Val, true
@@ -542,7 +540,7 @@ func (s *funcScratch) resolveOrigins() {
 				continue
 			}
 			o := &s.params[j]
-			p.name, p.hasName = o.name, o.hasName
+			p.name = o.name
 			if p.idx != o.idx {
 				sp.flags |= flagReordered
 			}
@@ -574,10 +572,14 @@ func (s *funcScratch) resolveOrigins() {
 	}
 }
 
+// named reports whether a subprogram's or parameter's name field was set
+// (a DIE's DW_AT_name, possibly an empty string).
+func named(f *die.Field) bool { return f.Attr == atName }
+
 // funcName returns a subprogram's name: its own, else its abstract
 // origin's, else its specification's.
 func (s *funcScratch) funcName(sp *subprog) (string, bool) {
-	if sp.hasName {
+	if named(&sp.name) {
 		return sp.name.Str(), true
 	}
 	if sp.origin == 0 && sp.spec == 0 {
@@ -588,7 +590,7 @@ func (s *funcScratch) funcName(sp *subprog) (string, bool) {
 			continue
 		}
 		if j := s.findSub(ref); j >= 0 {
-			return s.subs[j].name.Str(), s.subs[j].hasName
+			return s.subs[j].name.Str(), named(&s.subs[j].name)
 		}
 	}
 	return "", false
