@@ -39,10 +39,11 @@ var sectionsRead = slices.DeleteFunc(slices.Clone(elfio.DebugSectionNames[:]),
 
 // Input is an ELF file opened for encoding.
 type Input struct {
-	path   string
-	m      *mappedFile
-	out    *btf.Spec // the output's reserved storage, or nil
-	opened time.Time
+	path     string
+	m        *mappedFile
+	out      *btf.Spec // the output's reserved storage, or nil
+	opened   time.Time
+	infoSize uint64
 }
 
 // Open maps the ELF file at path, checks that it has DWARF (the error wraps
@@ -63,13 +64,17 @@ func Open(path string) (*Input, error) {
 		m.close()
 		return nil, fmt.Errorf("%s: %w", path, ErrNoDWARF)
 	}
-	in := &Input{path: path, m: m, opened: t0}
+	in := &Input{path: path, m: m, opened: t0, infoSize: info.Size}
 	if info.Size <= uint64(len(m.data))*64 { // uncompressed size, bounded for corrupt headers
 		in.out = newOutput(int(info.Size))
 	}
 	hugemem.PrepareHeap(2 * len(m.data))
 	return in, nil
 }
+
+// InfoSize returns the size of the file's .debug_info section (uncompressed,
+// as its header gives it), a measure of the work and memory ahead.
+func (in *Input) InfoSize() uint64 { return in.infoSize }
 
 // Close unmaps the file. No Spec or slice Encode returned depends on it.
 func (in *Input) Close() error { return in.m.close() }
