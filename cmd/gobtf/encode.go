@@ -179,9 +179,10 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 	// The base BTF is read on the side while the input is converted, which
 	// does not need it; its errors are still reported first.
 	type loaded struct {
-		spec  *btf.Spec
-		index *dedup.BaseIndex // the base prepared for deduplication
-		err   error
+		spec    *btf.Spec
+		index   *dedup.BaseIndex // the base prepared for deduplication
+		release func()           // for spec's memory, once done with spec
+		err     error
 	}
 	baseDone := make(chan loaded, 1)
 	go func() {
@@ -189,23 +190,39 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 			baseDone <- loaded{}
 			return
 		}
-		data, err := elfio.ReadBTF(o.base)
+		// The base is used where it lies, in a private mapping of the
+		// file (or a copy of its own when the file cannot be mapped):
+		// a kernel's BTF is 4 to 6 MB that each module's encoding would
+		// otherwise copy twice (elfio.MapBTF).
+		data, release, err := elfio.MapBTF(o.base)
 		if err != nil {
 			baseDone <- loaded{err: fmt.Errorf("--btf_base: %w", err)}
 			return
 		}
-		b, err := btf.Parse(data, nil)
-		if err != nil {
+		fail := func(err error) {
+			release()
 			baseDone <- loaded{err: fmt.Errorf("--btf_base %s: %w", o.base, err)}
+		}
+		b, err := btf.ParseInPlace(data, nil)
+		if err != nil {
+			fail(err)
 			return
 		}
-		b.Strings().Index() // for deduplication, which looks up split strings in it
+		// Deduplication looks up split strings in the base's string
+		// table, which needs an index; it is built while the base's
+		// types are entered as candidates, which does not need it.
+		indexed := make(chan struct{})
+		go func() {
+			b.Strings().Index()
+			close(indexed)
+		}()
 		bi, err := dedup.PrepareBase(b, dedup.Options{Workers: opts.Jobs})
+		<-indexed
 		if err != nil {
-			baseDone <- loaded{err: fmt.Errorf("--btf_base %s: %w", o.base, err)}
+			fail(err)
 			return
 		}
-		baseDone <- loaded{spec: b, index: bi}
+		baseDone <- loaded{spec: b, index: bi, release: release}
 	}()
 	var est dwarf2btf.Stats
 	// A kernel's conversion has a live heap of a few hundred MB, mostly
@@ -232,6 +249,9 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 	b := <-baseDone
 	if b.err != nil {
 		return b.err
+	}
+	if b.release != nil {
+		defer b.release()
 	}
 	base := b.spec
 	if errors.Is(err, dwarf2btf.ErrNoDWARF) {

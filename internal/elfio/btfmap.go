@@ -1,0 +1,83 @@
+package elfio
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// MapBTF is ReadBTF without the copy: where the file can be memory-mapped,
+// the returned bytes are a private, copy-on-write mapping of it (all of it
+// for raw BTF, the .BTF section of an ELF file), which the caller may read
+// and write until it calls release. A compressed section, a small file, or
+// one that cannot be mapped is read as ReadBTF reads it, and release then
+// does nothing.
+//
+// Why: gobtf reads the kernel's BTF as the base of every module it encodes.
+// A copy is 4 to 6 MB of memory that the process touches for the first time,
+// which costs more than the copying itself (page faults, and on a VM whose
+// free memory goes back to the host, the host's faults too): about 25 ms per
+// module, as much as encoding a small module takes. A mapping of a file that
+// is in the page cache, as the vmlinux a build has just written is, costs
+// almost nothing.
+func MapBTF(path string) (data []byte, release func(), err error) {
+	noop := func() {}
+	m, err := mapPrivate(path)
+	if err != nil || m == nil {
+		data, err = ReadBTF(path)
+		return data, noop, err
+	}
+	unmap := func() { _ = syscall.Munmap(m) }
+	f, err := NewFile(path, m)
+	if errors.Is(err, ErrNotELF) {
+		return m, unmap, nil
+	}
+	if err != nil {
+		unmap()
+		return nil, nil, err
+	}
+	sec := f.Section(".BTF")
+	switch {
+	case sec == nil:
+		err = fmt.Errorf("%s: %w", path, ErrNoBTF)
+	case sec.Type == elf.SHT_NOBITS:
+		err = fmt.Errorf("%s: section .BTF: has no contents (SHT_NOBITS)", path)
+	case sec.Flags&elf.SHF_COMPRESSED != 0:
+		data, err = f.btfSection(path, ".BTF") // a copy, decompressed
+	default:
+		if data, err = f.rawData(sec); err == nil {
+			return data, unmap, nil
+		}
+	}
+	unmap()
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, noop, nil
+}
+
+// mapPrivate maps the regular file at path privately (writes stay in the
+// process) and returns nil, without an error, when it is too small to be
+// worth it or cannot be mapped.
+func mapPrivate(path string) ([]byte, error) {
+	fd, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fd.Close()
+	fi, err := fd.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := fi.Size()
+	if !fi.Mode().IsRegular() || size < mmapThreshold || size != int64(int(size)) {
+		return nil, nil
+	}
+	m, err := syscall.Mmap(int(fd.Fd()), 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE)
+	if err != nil {
+		return nil, nil // some file systems cannot map files; they are read
+	}
+	return m, nil
+}
