@@ -103,6 +103,16 @@ if command -v pahole >/dev/null; then
     measure pahole-J-xfs pahole -J $PFLAGS --btf_base "$BASE" --btf_encode_detached="$WORK/p.xfs.btf" "$XFS"
   done
   report "xfs.ko as split BTF on the vmlinux BTF (-j2)" gobtf-J-xfs pahole-J-xfs
+
+  # A kernel build encodes every module on its own, most of them small:
+  # there the fixed cost of a run (reading and preparing the base BTF)
+  # decides. nls_utf8.ko is the smallest of the shared modules.
+  NLS=$(unxz_cached "$SHARED/corpus/modules/nls_utf8.ko.xz")
+  for i in $(seq "$RUNS"); do
+    measure gobtf-J-nls_utf8 bin/gobtf -J $KFLAGS --btf_base "$BASE" --btf_encode_detached="$WORK/g.nls.btf" "$NLS"
+    measure pahole-J-nls_utf8 pahole -J $PFLAGS --btf_base "$BASE" --btf_encode_detached="$WORK/p.nls.btf" "$NLS"
+  done
+  report "nls_utf8.ko (a small module) as split BTF on the vmlinux BTF (-j2)" gobtf-J-nls_utf8 pahole-J-nls_utf8
 else
   echo "bench: pahole not installed; skipping the -J comparisons" >&2
 fi
