@@ -52,3 +52,28 @@ func BenchmarkDedupVmlinux(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkPrepareBase prepares the kernel-build vmlinux BTF (95 k types) as
+// a base, what gobtf does before deduplicating each module. It needs the
+// shared reference data and skips without it.
+func BenchmarkPrepareBase(b *testing.B) {
+	path := testutil.Reference(b, testutil.VmlinuxName+".kbuild.btf")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	base, err := btf.Parse(data, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, workers := range []int{1, 2} {
+		b.Run(map[int]string{1: "workers=1", 2: "workers=2"}[workers], func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := PrepareBase(base, Options{Workers: workers}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,9 @@
 package dedup
 
-import "slices"
+import (
+	"math/bits"
+	"slices"
+)
 
 // candTable maps a type's 64-bit signature hash to the list of canonical
 // candidates with exactly that hash. Hash collisions between unrelated types
@@ -119,23 +122,31 @@ func (t *candTable) clone() candTable {
 
 // reserve grows the index, ahead of time, to hold n more keys without a
 // rehash. Only the index is sized: the emulated libbpf growth is untouched.
+// The index grows once, to its final size: doubling step by step would
+// allocate (and clear) twice the memory.
 func (t *candTable) reserve(n int) {
-	for (t.used+n)*2 > len(t.keys) {
-		t.rehash()
+	size := len(t.keys)
+	for (t.used+n)*2 > size {
+		size *= 2
+	}
+	if size != len(t.keys) {
+		t.resize(size)
 	}
 	t.entID = slices.Grow(t.entID, n)
 	t.entNext = slices.Grow(t.entNext, n)
 }
 
-// rehash doubles the index; lists and their pending reversals move as they
-// are.
-func (t *candTable) rehash() {
+// rehash doubles the index.
+func (t *candTable) rehash() { t.resize(2 * len(t.keys)) }
+
+// resize moves the index to n slots (a power of two, more than twice the
+// keys held); lists and their pending reversals move as they are.
+func (t *candTable) resize(n int) {
 	keys, heads, gens := t.keys, t.heads, t.gens
-	n := 2 * len(keys)
 	t.keys = make([]uint64, n)
 	t.heads = make([]uint32, n)
 	t.gens = make([]uint32, n)
-	t.shift--
+	t.shift = uint(64 - bits.TrailingZeros(uint(n)))
 	for i, h := range heads {
 		if h == 0 {
 			continue
