@@ -14,19 +14,7 @@ import (
 func TestReadSplitBTF(t *testing.T) {
 	dir := t.TempDir()
 	btfData, baseData := testData(100, 1), testData(40, 2)
-	withSections := func(name string, secs []NewSection) string {
-		path := filepath.Join(dir, name)
-		obj := smallObject(t, dir)
-		if err := os.Rename(obj, path); err != nil {
-			t.Fatal(err)
-		}
-		if len(secs) > 0 {
-			if err := WriteSections(path, secs); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return path
-	}
+	withSections := func(name string, secs []NewSection) string { return objectWith(t, dir, name, secs) }
 	raw := filepath.Join(dir, "raw.btf")
 	if err := os.WriteFile(raw, btfData, 0o644); err != nil {
 		t.Fatal(err)
@@ -49,9 +37,7 @@ func TestReadSplitBTF(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			data, base, err := ReadSplitBTF(tc.path)
 			if tc.err != nil {
-				if !errors.Is(err, tc.err) || !strings.HasPrefix(err.Error(), tc.path) {
-					t.Fatalf("error %v, want %v naming the file", err, tc.err)
-				}
+				wantErrNaming(t, err, tc.err, tc.path)
 				return
 			}
 			if err != nil {
@@ -61,5 +47,29 @@ func TestReadSplitBTF(t *testing.T) {
 				t.Errorf("got .BTF %d bytes and .BTF.base %d bytes (nil: %v), want %d and %d", len(data), len(base), base == nil, len(tc.wantBTF), len(tc.wantBase))
 			}
 		})
+	}
+}
+
+// objectWith returns the path of a small object file named name in dir,
+// with secs written into it.
+func objectWith(t *testing.T, dir, name string, secs []NewSection) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.Rename(smallObject(t, dir), path); err != nil {
+		t.Fatal(err)
+	}
+	if len(secs) > 0 {
+		if err := WriteSections(path, secs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path
+}
+
+// wantErrNaming fails unless err wraps want and its message names path.
+func wantErrNaming(t *testing.T, err, want error, path string) {
+	t.Helper()
+	if !errors.Is(err, want) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("error %v, want %v naming %s", err, want, path)
 	}
 }

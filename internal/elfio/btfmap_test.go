@@ -2,10 +2,8 @@ package elfio
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -22,18 +20,7 @@ func TestMapBTF(t *testing.T) {
 		}
 		return path
 	}
-	object := func(name string, secs []NewSection) string {
-		path := filepath.Join(dir, name)
-		if err := os.Rename(smallObject(t, dir), path); err != nil {
-			t.Fatal(err)
-		}
-		if len(secs) > 0 {
-			if err := WriteSections(path, secs); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return path
-	}
+	object := func(name string, secs []NewSection) string { return objectWith(t, dir, name, secs) }
 	tests := []struct {
 		name string
 		path string
@@ -51,9 +38,7 @@ func TestMapBTF(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			data, release, err := MapBTF(tc.path)
 			if tc.err != nil {
-				if !errors.Is(err, tc.err) || !strings.Contains(err.Error(), tc.path) {
-					t.Fatalf("error %v, want %v naming the file", err, tc.err)
-				}
+				wantErrNaming(t, err, tc.err, tc.path)
 				return
 			}
 			if err != nil {
