@@ -25,7 +25,10 @@ import (
 func MapBTF(path string) (data []byte, release func(), err error) {
 	noop := func() {}
 	m, err := mapPrivate(path)
-	if err != nil || m == nil {
+	if err != nil {
+		return nil, nil, err
+	}
+	if m == nil {
 		data, err = ReadBTF(path)
 		return data, noop, err
 	}
@@ -58,10 +61,13 @@ func MapBTF(path string) (data []byte, release func(), err error) {
 	return data, noop, nil
 }
 
-// mapPrivate maps the regular file at path privately (writes stay in the
-// process) and returns nil, without an error, when it is too small to be
-// worth it or cannot be mapped.
+// mapPrivate maps the file at path privately (writes stay in the process)
+// and returns nil, without an error, when it is too small to be worth it or
+// cannot be mapped. Anything but a regular file is an error.
 func mapPrivate(path string) ([]byte, error) {
+	if _, err := statRegular(path); err != nil {
+		return nil, err
+	}
 	fd, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -72,7 +78,7 @@ func mapPrivate(path string) ([]byte, error) {
 		return nil, err
 	}
 	size := fi.Size()
-	if !fi.Mode().IsRegular() || size < mmapThreshold || size != int64(int(size)) {
+	if size < mmapThreshold || size != int64(int(size)) {
 		return nil, nil
 	}
 	m, err := syscall.Mmap(int(fd.Fd()), 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE)

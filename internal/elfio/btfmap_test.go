@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 )
 
 // TestMapBTF checks that MapBTF returns what ReadBTF returns, for raw BTF
 // and for ELF files, small (read) and big (mapped), that writing into the
-// result leaves the file as it was, and that its errors are ReadBTF's.
+// result leaves the file as it was, and that what is no regular file is an
+// error naming it (a FIFO without a writer used to block the open forever).
 func TestMapBTF(t *testing.T) {
 	dir := t.TempDir()
 	small, big := testData(100, 1), testData(3*mmapThreshold, 2)
@@ -26,6 +29,7 @@ func TestMapBTF(t *testing.T) {
 		path string
 		want []byte
 		err  error
+		msg  string // in the error, with the path
 	}{
 		{name: "small raw BTF", path: raw("small.btf", small), want: small},
 		{name: "big raw BTF", path: raw("big.btf", big), want: big},
@@ -33,12 +37,20 @@ func TestMapBTF(t *testing.T) {
 		{name: "ELF with a big .BTF", path: object("bigbtf.o", []NewSection{{Name: ".BTF", Data: big}}), want: big},
 		{name: "big ELF without .BTF", path: object("none.o", []NewSection{{Name: ".other", Data: big}}), err: ErrNoBTF},
 		{name: "missing file", path: filepath.Join(dir, "missing"), err: os.ErrNotExist},
+		{name: "directory", path: dir, msg: "is a directory"},
+		{name: "FIFO", path: fifo(t, dir), msg: "not a regular file"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			data, release, err := MapBTF(tc.path)
 			if tc.err != nil {
 				wantErrNaming(t, err, tc.err, tc.path)
+				return
+			}
+			if tc.msg != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.path+": "+tc.msg) {
+					t.Fatalf("error %v, want %q naming the file", err, tc.msg)
+				}
 				return
 			}
 			if err != nil {
@@ -63,4 +75,14 @@ func TestMapBTF(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fifo makes a named pipe in dir, with no writer.
+func fifo(t *testing.T, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	return path
 }

@@ -68,6 +68,9 @@ func Open(path string) (*File, error) {
 
 // load returns the contents of the file at path, mapped when worthwhile.
 func load(path string) (data []byte, mapped bool, err error) {
+	if _, err := statRegular(path); err != nil {
+		return nil, false, err
+	}
 	fd, err := os.Open(path)
 	if err != nil {
 		return nil, false, err
@@ -90,6 +93,22 @@ func load(path string) (data []byte, mapped bool, err error) {
 		return nil, false, fmt.Errorf("reading %s: %w", path, err)
 	}
 	return data, false, nil
+}
+
+// statRegular returns an error naming path unless it is a regular file: a
+// directory, device, FIFO or socket is no input, and opening a FIFO would
+// block until some other process opened it for writing.
+func statRegular(path string) (os.FileInfo, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil, err
+	case fi.IsDir():
+		return nil, fmt.Errorf("%s: is a directory", path)
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s: not a regular file (%v)", path, fi.Mode().Type())
+	}
+	return fi, nil
 }
 
 // Close releases the file's memory. Section data and symbol names obtained
