@@ -246,7 +246,11 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 		spec, err = in.Encode(&opts, &est)
 		in.Close()
 	}
+	waited := time.Now()
 	b := <-baseDone
+	if o.base != "" {
+		est.BaseWait = time.Since(waited)
+	}
 	if b.err != nil {
 		return b.err
 	}

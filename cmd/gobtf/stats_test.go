@@ -1,0 +1,52 @@
+package main
+
+import (
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gobtf/gobtf/internal/btf"
+)
+
+// TestEncodeStats checks the rows of "gobtf -J --stats" on a small object,
+// standalone and as split BTF: every phase, the counts and the peak memory,
+// and the wait for the base only where there is a base.
+func TestEncodeStats(t *testing.T) {
+	dir := t.TempDir()
+	info, abbrev := dwarfUnit(cu(intType()))
+	in := writeInput(t, dir, "in.o", relocatableELF(elfSection{".debug_info", info}, elfSection{".debug_abbrev", abbrev}))
+	base := btf.NewSpec(nil)
+	base.AddInt("long", 8, btf.IntSigned, 64)
+	basePath := filepath.Join(dir, "base.btf")
+	if err := os.WriteFile(basePath, base.Marshal(binary.LittleEndian), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	always := []string{"ELF load", "DWARF decode + convert + join", "dedup: structs", "dedup: refs", "encode", "write", "total", "types", "string bytes", "peak RSS"}
+	const wait = "--btf_base: wait for its preparation"
+	for _, tc := range []struct {
+		name string
+		args []string
+		wait bool
+	}{
+		{"standalone", nil, false},
+		{"split", []string{"--btf_base", basePath}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"-J", "--stats", "--btf_encode_detached=" + filepath.Join(dir, tc.name+".btf")}, tc.args...)
+			stderr, code, err := runGobtf(append(args, in)...)
+			if err != nil {
+				t.Fatalf("exit %d: %v", code, err)
+			}
+			for _, row := range always {
+				if !strings.Contains(stderr, row) {
+					t.Errorf("no %q row:\n%s", row, stderr)
+				}
+			}
+			if strings.Contains(stderr, wait) != tc.wait {
+				t.Errorf("%q row present: %v, want %v:\n%s", wait, !tc.wait, tc.wait, stderr)
+			}
+		})
+	}
+}
