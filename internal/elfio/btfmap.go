@@ -3,7 +3,6 @@ package elfio
 import (
 	"debug/elf"
 	"errors"
-	"fmt"
 	"os"
 	"syscall"
 )
@@ -41,19 +40,14 @@ func MapBTF(path string) (data []byte, release func(), err error) {
 		unmap()
 		return nil, nil, err
 	}
-	sec := f.Section(".BTF")
-	switch {
-	case sec == nil:
-		err = fmt.Errorf("%s: %w", path, ErrNoBTF)
-	case sec.Type == elf.SHT_NOBITS:
-		err = fmt.Errorf("%s: section .BTF: has no contents (SHT_NOBITS)", path)
-	case sec.Flags&elf.SHF_COMPRESSED != 0:
-		data, err = f.btfSection(path, ".BTF") // a copy, decompressed
-	default:
-		if data, err = f.rawData(sec); err == nil {
+	if sec := f.Section(".BTF"); sec != nil && sec.Type != elf.SHT_NOBITS && sec.Flags&elf.SHF_COMPRESSED == 0 {
+		if data, err := f.rawData(sec); err == nil {
 			return data, unmap, nil
 		}
 	}
+	// A compressed section is decompressed into a copy; the rest fails as
+	// ReadBTF fails.
+	data, err = f.readBTF(path)
 	unmap()
 	if err != nil {
 		return nil, nil, err

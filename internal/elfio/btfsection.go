@@ -5,7 +5,6 @@ package elfio
 
 import (
 	"bytes"
-	"debug/elf"
 	"errors"
 	"fmt"
 	"os"
@@ -33,19 +32,15 @@ func ReadBTF(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	sec := f.Section(".BTF")
-	if sec == nil {
-		return nil, fmt.Errorf("%s: %w", path, ErrNoBTF)
+	return f.readBTF(path)
+}
+
+// readBTF returns a copy of the .BTF section's contents (decompressed if need
+// be), with ReadBTF's errors.
+func (f *File) readBTF(path string) ([]byte, error) {
+	b, err := f.btfSection(path, ".BTF")
+	if err == nil && b == nil {
+		err = fmt.Errorf("%s: %w", path, ErrNoBTF)
 	}
-	if sec.Type == elf.SHT_NOBITS {
-		return nil, fmt.Errorf("%s: section .BTF: has no contents (SHT_NOBITS)", path)
-	}
-	b, owned, err := f.sectionData(sec)
-	if err != nil {
-		return nil, err
-	}
-	if !owned {
-		b = bytes.Clone(b) // the mapping goes away with Close
-	}
-	return b, nil
+	return b, err
 }
