@@ -248,8 +248,9 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 	}
 	waited := time.Now()
 	b := <-baseDone
+	var baseWait time.Duration // in --stats only with a base
 	if o.base != "" {
-		est.BaseWait = time.Since(waited)
+		baseWait = time.Since(waited)
 	}
 	if b.err != nil {
 		return b.err
@@ -351,7 +352,7 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 		return err
 	}
 	if o.stats {
-		return printEncodeStats(cmd.ErrOrStderr(), &est, dst, encoded, time.Since(t), spec)
+		return printEncodeStats(cmd.ErrOrStderr(), &est, baseWait, dst, encoded, time.Since(t), spec)
 	}
 	return nil
 }

@@ -14,18 +14,19 @@ import (
 
 // printEncodeStats writes the --stats table of "gobtf -J": each phase's wall
 // time, type and string counts before and after deduplication, and the
-// process's peak resident memory.
-func printEncodeStats(w io.Writer, est *dwarf2btf.Stats, dst *dedup.Stats, encode, write time.Duration, out *btf.Spec) error {
+// process's peak resident memory. baseWait is the time spent waiting for
+// the --btf_base, 0 without one.
+func printEncodeStats(w io.Writer, est *dwarf2btf.Stats, baseWait time.Duration, dst *dedup.Stats, encode, write time.Duration, out *btf.Spec) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	row := func(name string, d time.Duration) { fmt.Fprintf(tw, "%s\t%.1f ms\t\n", name, ms(d)) }
-	total := est.Load + est.Convert + est.BaseWait + encode + write
+	total := est.Load + est.Convert + baseWait + encode + write
 	row("ELF load", est.Load)
 	row("DWARF decode + convert + join", est.Convert)
-	if est.BaseWait > 0 {
+	if baseWait > 0 {
 		// The base BTF is read and prepared while the input is
 		// converted; only the time the encoding then waited for it is a
 		// phase of its own.
-		row("--btf_base: wait for its preparation", est.BaseWait)
+		row("--btf_base: wait for its preparation", baseWait)
 	}
 	if dst != nil {
 		for _, p := range dst.Passes {

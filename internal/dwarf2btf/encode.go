@@ -139,7 +139,6 @@ func (in *Input) Encode(opts *Options, st *Stats) (*btf.Spec, error) {
 type Stats struct {
 	Load        time.Duration // opening the ELF file and reading its DWARF sections
 	Convert     time.Duration // decoding DIEs, building and joining per-unit BTF
-	BaseWait    time.Duration // set by the caller: waiting for a base BTF read on the side
 	Types       int           // types produced (before deduplication)
 	StringBytes int           // string-section bytes produced
 }
