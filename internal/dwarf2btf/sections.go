@@ -89,11 +89,10 @@ func checkELF(path string, data []byte) error {
 // regularInput rejects what cannot be an ELF input: directories, devices,
 // FIFOs, sockets, empty files and files too large to map.
 func regularInput(path string, fi os.FileInfo) error {
+	if err := elfio.RegularFile(path, fi); err != nil {
+		return err
+	}
 	switch {
-	case fi.IsDir():
-		return fmt.Errorf("%s: is a directory", path)
-	case !fi.Mode().IsRegular():
-		return fmt.Errorf("%s: not a regular file (%v)", path, fi.Mode().Type())
 	case fi.Size() == 0:
 		return fmt.Errorf("%s: empty file", path)
 	case fi.Size() != int64(int(fi.Size())):

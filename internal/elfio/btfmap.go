@@ -3,7 +3,6 @@ package elfio
 import (
 	"debug/elf"
 	"errors"
-	"os"
 	"syscall"
 )
 
@@ -23,7 +22,8 @@ import (
 // almost nothing.
 func MapBTF(path string) (data []byte, release func(), err error) {
 	noop := func() {}
-	m, err := mapPrivate(path)
+	// Private and writable: writes through the result stay in the process.
+	m, err := mapFile(path, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -53,31 +53,4 @@ func MapBTF(path string) (data []byte, release func(), err error) {
 		return nil, nil, err
 	}
 	return data, noop, nil
-}
-
-// mapPrivate maps the file at path privately (writes stay in the process)
-// and returns nil, without an error, when it is too small to be worth it or
-// cannot be mapped. Anything but a regular file is an error.
-func mapPrivate(path string) ([]byte, error) {
-	if _, err := statRegular(path); err != nil {
-		return nil, err
-	}
-	fd, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fd.Close()
-	fi, err := fd.Stat()
-	if err != nil {
-		return nil, err
-	}
-	size := fi.Size()
-	if size < mmapThreshold || size != int64(int(size)) {
-		return nil, nil
-	}
-	m, err := syscall.Mmap(int(fd.Fd()), 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE)
-	if err != nil {
-		return nil, nil // some file systems cannot map files; they are read
-	}
-	return m, nil
 }

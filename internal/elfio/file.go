@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"syscall"
 )
@@ -66,49 +65,61 @@ func Open(path string) (*File, error) {
 	return f, nil
 }
 
-// load returns the contents of the file at path, mapped when worthwhile.
+// load returns the contents of the file at path, mapped (read-only, shared)
+// when worthwhile.
 func load(path string) (data []byte, mapped bool, err error) {
-	if _, err := statRegular(path); err != nil {
-		return nil, false, err
+	m, err := mapFile(path, syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil || m != nil {
+		return m, m != nil, err
 	}
-	fd, err := os.Open(path)
-	if err != nil {
-		return nil, false, err
-	}
-	defer fd.Close()
-	fi, err := fd.Stat()
-	if err != nil {
-		return nil, false, err
-	}
-	size := fi.Size()
-	if fi.Mode().IsRegular() && size >= mmapThreshold && size == int64(int(size)) {
-		data, err := syscall.Mmap(int(fd.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
-		if err == nil {
-			return data, true, nil
-		}
-		// Some file systems cannot map files; read them instead.
-	}
-	data, err = io.ReadAll(fd)
-	if err != nil {
+	if data, err = os.ReadFile(path); err != nil {
 		return nil, false, fmt.Errorf("reading %s: %w", path, err)
 	}
 	return data, false, nil
 }
 
-// statRegular returns an error naming path unless it is a regular file: a
-// directory, device, FIFO or socket is no input, and opening a FIFO would
-// block until some other process opened it for writing.
-func statRegular(path string) (os.FileInfo, error) {
+// mapFile maps the file at path with the given protection and flags. It
+// returns nil, without an error, when the file is too small to be worth
+// mapping or cannot be mapped (some file systems cannot); the caller reads
+// it then. Anything but a regular file is an error (see RegularFile).
+func mapFile(path string, prot, flags int) ([]byte, error) {
 	fi, err := os.Stat(path)
-	switch {
-	case err != nil:
+	if err != nil {
 		return nil, err
-	case fi.IsDir():
-		return nil, fmt.Errorf("%s: is a directory", path)
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%s: not a regular file (%v)", path, fi.Mode().Type())
 	}
-	return fi, nil
+	if err := RegularFile(path, fi); err != nil {
+		return nil, err
+	}
+	fd, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fd.Close()
+	if fi, err = fd.Stat(); err != nil {
+		return nil, err
+	}
+	size := fi.Size()
+	if size < mmapThreshold || size != int64(int(size)) {
+		return nil, nil
+	}
+	m, err := syscall.Mmap(int(fd.Fd()), 0, int(size), prot, flags)
+	if err != nil {
+		return nil, nil
+	}
+	return m, nil
+}
+
+// RegularFile returns an error naming path unless fi, its file information,
+// is a regular file's: a directory, device, FIFO or socket is no input, and
+// opening a FIFO would block until some other process opened it for writing.
+func RegularFile(path string, fi os.FileInfo) error {
+	switch {
+	case fi.IsDir():
+		return fmt.Errorf("%s: is a directory", path)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s: not a regular file (%v)", path, fi.Mode().Type())
+	}
+	return nil
 }
 
 // Close releases the file's memory. Section data and symbol names obtained
