@@ -1,26 +1,16 @@
 package dedup
 
 import (
-	"os"
+	"fmt"
 	"testing"
 
-	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 
 // BenchmarkDedupVmlinux deduplicates the undeduplicated vmlinux BTF (3.4 M
 // types). It needs the shared reference data and skips without it.
 func BenchmarkDedupVmlinux(b *testing.B) {
-	path := testutil.Reference(b, testutil.VmlinuxName+".undeduped.btf.xz")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	spec, err := btf.Parse(data, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	data = nil
+	spec := parseFile(b, testutil.Reference(b, testutil.VmlinuxName+".undeduped.btf.xz"), nil)
 	// "copy" is Dedup as a library call that leaves its input alone (it
 	// copies the 131 MB word stream first); "in-place" is what gobtf dedup
 	// does, with the input cloned outside the timer.
@@ -57,17 +47,9 @@ func BenchmarkDedupVmlinux(b *testing.B) {
 // a base, what gobtf does before deduplicating each module. It needs the
 // shared reference data and skips without it.
 func BenchmarkPrepareBase(b *testing.B) {
-	path := testutil.Reference(b, testutil.VmlinuxName+".kbuild.btf")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	base, err := btf.Parse(data, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	base := parseFile(b, testutil.Reference(b, testutil.VmlinuxName+".kbuild.btf"), nil)
 	for _, workers := range []int{1, 2} {
-		b.Run(map[int]string{1: "workers=1", 2: "workers=2"}[workers], func(b *testing.B) {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := PrepareBase(base, Options{Workers: workers}); err != nil {

@@ -19,7 +19,7 @@ import (
 // from libbpf (the btfdedup tool), from pahole's reference kbuild.btf and
 // from btfdiff's structural comparison.
 
-func parseFile(t *testing.T, path string, base *btf.Spec) *btf.Spec {
+func parseFile(t testing.TB, path string, base *btf.Spec) *btf.Spec {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
