@@ -257,8 +257,15 @@ func (d *deduper) identicalTypes(id1, id2 uint32, depth int) bool {
 //   - unless hypotAdjustCanon is set, a candidate-side struct/union without a
 //     representative gets the canonical side's representative, provided that
 //     side has one; this only saves later work.
+//
+// Only FWDs, structs and unions take part, and resolving never changes any
+// other kind (a representative has its type's kind, but for a FWD's), so
+// pairs of other kinds, most of them, are passed over unresolved.
 func (d *deduper) mergeHypot() {
 	for _, canonT := range d.hypotList {
+		if !fwdOrComposite(d.kinds[canonT]) && !fwdOrComposite(d.kinds[d.hypot[canonT]]) {
+			continue
+		}
 		tID := d.resolve(d.hypot[canonT])
 		cID := d.resolve(canonT)
 		tk, ck := d.kindOf(tID), d.kindOf(cID)
@@ -276,4 +283,9 @@ func (d *deduper) mergeHypot() {
 			d.canon[tID] = cID
 		}
 	}
+}
+
+// fwdOrComposite reports whether k is FWD, STRUCT or UNION.
+func fwdOrComposite(k btf.Kind) bool {
+	return k == btf.KindFwd || k == btf.KindStruct || k == btf.KindUnion
 }
