@@ -69,10 +69,26 @@ func (d *deduper) dedupStrings(old, nt *btf.StringTable) error {
 		return nil
 	}
 
+	// known translates, without a call, an offset whose string starts at
+	// a known place and has been met before: most references.
+	known := func(p *uint32) bool {
+		local := *p - start
+		if *p < start || local >= uint32(len(data)) {
+			return false
+		}
+		idx, ok := sx.index(local)
+		if !ok || newOff[idx] == unprocessed {
+			return false
+		}
+		*p = newOff[idx]
+		return true
+	}
 	for i := range d.offs {
 		t := span(d.words, d.offs, i)
-		if err := remap(&t[0]); err != nil {
-			return fmt.Errorf("type %d: %w", d.firstID+uint32(i), err)
+		if t[0] != 0 && !known(&t[0]) {
+			if err := remap(&t[0]); err != nil {
+				return fmt.Errorf("type %d: %w", d.firstID+uint32(i), err)
+			}
 		}
 		step := 0
 		switch btf.InfoKind(t[1]) {
@@ -85,6 +101,9 @@ func (d *deduper) dedupStrings(old, nt *btf.StringTable) error {
 			continue
 		}
 		for j := 3; j < len(t); j += step {
+			if t[j] == 0 || known(&t[j]) {
+				continue
+			}
 			if err := remap(&t[j]); err != nil {
 				return fmt.Errorf("type %d: %w", d.firstID+uint32(i), err)
 			}
