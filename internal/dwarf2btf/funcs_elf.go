@@ -117,6 +117,7 @@ func newElfFuncs(src *elfFuncsSource, opts *Options) (*elfFuncs, error) {
 	type entry struct {
 		name string
 		sym  elfFuncSym
+		pos  int // in symbol table order, the tie-break of equal names
 	}
 	var ents []entry
 	for _, s := range src.symbols {
@@ -130,9 +131,17 @@ func newElfFuncs(src *elfFuncsSource, opts *Options) (*elfFuncs, error) {
 		if i := strings.IndexByte(name, '.'); i >= 0 {
 			name = name[:i]
 		}
-		ents = append(ents, entry{name, elfFuncSym{s.name, s.value}})
+		ents = append(ents, entry{name, elfFuncSym{s.name, s.value}, len(ents)})
 	}
-	slices.SortStableFunc(ents, func(a, b entry) int { return strings.Compare(a.name, b.name) })
+	// Sorted by name, symbols of one name in symbol table order: a stable
+	// sort, done as an unstable one on (name, position), which is several
+	// times faster on a kernel's 60 k functions.
+	slices.SortFunc(ents, func(a, b entry) int {
+		if c := strings.Compare(a.name, b.name); c != 0 {
+			return c
+		}
+		return a.pos - b.pos
+	})
 	t := &elfFuncs{syms: make([]elfFuncSym, len(ents))}
 	for i, e := range ents {
 		t.syms[i] = e.sym
