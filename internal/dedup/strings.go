@@ -85,7 +85,7 @@ func (d *deduper) dedupStrings(old, nt *btf.StringTable) error {
 	}
 	for i := range d.offs {
 		t := span(d.words, d.offs, i)
-		if t[0] != 0 && !known(&t[0]) {
+		if t[0] != 0 && !known(&t[0]) && !odd.translate(&t[0], start) {
 			if err := remap(&t[0]); err != nil {
 				return fmt.Errorf("type %d: %w", d.firstID+uint32(i), err)
 			}
@@ -101,7 +101,7 @@ func (d *deduper) dedupStrings(old, nt *btf.StringTable) error {
 			continue
 		}
 		for j := 3; j < len(t); j += step {
-			if t[j] == 0 || known(&t[j]) {
+			if t[j] == 0 || known(&t[j]) || odd.translate(&t[j], start) {
 				continue
 			}
 			if err := remap(&t[j]); err != nil {
@@ -171,6 +171,24 @@ func (t *oddTable) slot(local uint32) int {
 		i = (i + 1) & mask
 	}
 	return int(i)
+}
+
+// translate replaces the offset *p, when the table holds its local offset
+// (*p - start), by its new offset, and reports whether it did. It is how
+// known mid-string references are answered without a call to remap.
+func (t *oddTable) translate(p *uint32, start uint32) bool {
+	if t.used == 0 || *p < start {
+		return false
+	}
+	local := *p - start
+	mask := uint32(len(t.keys) - 1)
+	for i := (local * 0x9e3779b1) & mask; t.keys[i] != 0; i = (i + 1) & mask {
+		if t.keys[i] == local+1 {
+			*p = t.vals[i]
+			return true
+		}
+	}
+	return false
 }
 
 // put stores local -> n in the free slot that slot returned for local.
