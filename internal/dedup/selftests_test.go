@@ -112,6 +112,48 @@ var dedupCases = []dedupCase{
 		},
 	},
 	{
+		// All anonymous enums share one candidate list, which anonEnums
+		// answers for without walking it.
+		name: "anonymous enums: identical ones merge, others stay apart",
+		in: func(s *btf.Spec) {
+			a := []btf.EnumValueSpec{{Name: "A", Value: 1}}
+			s.AddEnum("", 4, false, false, a)                                          // 1
+			s.AddEnum("", 4, false, false, []btf.EnumValueSpec{{Name: "B", Value: 2}}) // 2
+			s.AddEnum("", 4, false, false, a)                                          // 3 = 1
+			s.AddRef(btf.KindPtr, "", 3)                                               // 4
+			s.AddEnum("", 8, false, true, a)                                           // 5 enum64
+			s.AddEnum("", 4, true, false, a)                                           // 6 signed
+			s.AddEnum("", 4, false, false, []btf.EnumValueSpec{{Name: "B", Value: 2}}) // 7 = 2
+			s.AddEnum("", 8, false, true, a)                                           // 8 = 5
+			s.AddRef(btf.KindPtr, "", 8)                                               // 9
+		},
+		want: func(s *btf.Spec) {
+			a := []btf.EnumValueSpec{{Name: "A", Value: 1}}
+			s.AddEnum("", 4, false, false, a)
+			s.AddEnum("", 4, false, false, []btf.EnumValueSpec{{Name: "B", Value: 2}})
+			s.AddRef(btf.KindPtr, "", 1)
+			s.AddEnum("", 8, false, true, a)
+			s.AddEnum("", 4, true, false, a)
+			s.AddRef(btf.KindPtr, "", 4)
+		},
+	},
+	{
+		name: "anonymous enum forward declaration taken over by full enums",
+		in: func(s *btf.Spec) {
+			a := []btf.EnumValueSpec{{Name: "A", Value: 1}}
+			s.AddEnum("", 4, false, false, nil)                                        // 1 fwd: a candidate
+			s.AddEnum("", 4, false, false, a)                                          // 2: takes 1 over
+			s.AddEnum("", 4, false, false, []btf.EnumValueSpec{{Name: "B", Value: 2}}) // 3: takes 1 over
+			s.AddEnum("", 4, false, false, a)                                          // 4 = 2, found first
+			s.AddRef(btf.KindPtr, "", 1)                                               // 5
+		},
+		want: func(s *btf.Spec) {
+			s.AddEnum("", 4, false, false, []btf.EnumValueSpec{{Name: "A", Value: 1}})
+			s.AddEnum("", 4, false, false, []btf.EnumValueSpec{{Name: "B", Value: 2}})
+			s.AddRef(btf.KindPtr, "", 2)
+		},
+	},
+	{
 		name: "self-referencing struct in two units",
 		in: func(s *btf.Spec) {
 			for u := btf.TypeID(0); u < 2; u++ {
@@ -440,6 +482,30 @@ var dedupCases = []dedupCase{
 		want: func(s *btf.Spec) {
 			s.AddStruct(false, "s2", 4, []btf.MemberSpec{mem("x", 1, 0)})
 			s.AddRef(btf.KindConst, "", 3)
+		},
+	},
+	{
+		// Two identical anonymous base enums: anonEnums leaves the
+		// choice to the candidate walk, which takes the later one.
+		name: "split: anonymous enum with two identical base copies",
+		base: func(s *btf.Spec) {
+			a := []btf.EnumValueSpec{{Name: "A", Value: 1}}
+			s.AddEnum("", 4, false, false, a)                                          // 1
+			s.AddEnum("", 4, false, false, a)                                          // 2
+			s.AddEnum("", 4, false, false, []btf.EnumValueSpec{{Name: "B", Value: 2}}) // 3
+		},
+		in: func(s *btf.Spec) {
+			a := []btf.EnumValueSpec{{Name: "A", Value: 1}}
+			s.AddEnum("", 4, false, false, a)                                          // 4 = 2
+			s.AddEnum("", 4, false, false, []btf.EnumValueSpec{{Name: "B", Value: 2}}) // 5 = 3
+			s.AddEnum("", 4, false, false, []btf.EnumValueSpec{{Name: "C", Value: 3}}) // 6
+			s.AddRef(btf.KindPtr, "", 4)                                               // 7
+			s.AddRef(btf.KindPtr, "", 5)                                               // 8
+		},
+		want: func(s *btf.Spec) {
+			s.AddEnum("", 4, false, false, []btf.EnumValueSpec{{Name: "C", Value: 3}})
+			s.AddRef(btf.KindPtr, "", 2)
+			s.AddRef(btf.KindPtr, "", 3)
 		},
 	},
 	{
