@@ -18,7 +18,8 @@
 //
 //  1. prepBase: base types (split BTF only) become candidates of themselves.
 //  2. dedupStrings: one offset per distinct string.
-//  3. hashOwn: reference checks and struct/typedef hashes, in parallel.
+//  3. hashOwn: struct/typedef hashes, in parallel (references are checked
+//     before, with the per-type state set up).
 //  4. dedupPrimitives: INT, FLOAT, ENUM, ENUM64, FWD.
 //  5. dedupStructs: STRUCT, UNION and TYPEDEF, by a graph equivalence check.
 //  6. resolveFwds: FWDs naming exactly one struct or union.
@@ -173,6 +174,7 @@ type deduper struct {
 	// TYPEDEF types, in ID order (the k-th such type's hash at index k),
 	// computed in parallel before the passes that use them.
 	structHashes []uint64
+	structStarts []int // per chunk of ownChunk types: index of its first hash
 	table        candTable
 
 	workers int
@@ -247,20 +249,9 @@ func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
 		d.kinds[id] = btf.InfoKind(d.typ(id)[1])
 	}
 	d.hypot[0] = unprocessed
-	const chunk = 1 << 16
-	own := int(d.count - d.firstID)
-	d.parallel((own+chunk-1)/chunk, func(c int) {
-		for id := d.firstID + uint32(c*chunk); id < d.firstID+uint32(min(own, (c+1)*chunk)); id++ {
-			k := btf.InfoKind(d.typ(id)[1])
-			d.kinds[id] = k
-			d.hypot[id] = unprocessed
-			if k == btf.KindVar || k == btf.KindDatasec {
-				d.canon[id] = id
-			} else {
-				d.canon[id] = unprocessed
-			}
-		}
-	})
+	if err := d.setupOwn(); err != nil {
+		return nil, nil, st, err
+	}
 	timer.done("setup")
 
 	if bi := opts.Base; bi != nil && bi.base == s.Base() && bi.legacy == opts.Libbpf112 {
@@ -286,9 +277,7 @@ func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
 	}
 	timer.done("strings")
 
-	if err := d.hashOwn(); err != nil {
-		return nil, nil, st, err
-	}
+	d.hashOwn()
 	timer.done("hash")
 
 	if err := d.dedupPrimitives(); err != nil {

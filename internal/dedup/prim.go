@@ -88,28 +88,42 @@ func structLike(k btf.Kind) bool {
 	return k == btf.KindStruct || k == btf.KindUnion || k == btf.KindTypedef
 }
 
-// hashOwn checks, in parallel, that every type ID an own type references
-// exists, and computes, also in parallel, the signature hashes of the own
-// STRUCT, UNION and TYPEDEF types into structHashes (in ID order). Types are
-// split into fixed chunks; a first round counts each chunk's struct-like
-// types, so every chunk knows where its hashes go and the second round
-// writes disjoint ranges. The result does not depend on scheduling.
-func (d *deduper) hashOwn() error {
+// ownChunk is the number of own types one parallel task of setupOwn and
+// hashOwn covers. The chunks are fixed, so results never depend on
+// scheduling.
+const ownChunk = 1 << 15
+
+// setupOwn sets up, in parallel, the per-type state of the own types (kind;
+// canon unprocessed, except VAR and DATASEC, which are their own
+// representatives; hypot empty), checks that every type ID they reference
+// exists, and counts the STRUCT, UNION and TYPEDEF types of each chunk, so
+// that hashOwn knows where each chunk's hashes go. It is one pass over the
+// type words for all three: the passes that stream over all types are bound
+// by memory bandwidth.
+func (d *deduper) setupOwn() error {
 	n := len(d.offs)
-	const chunk = 1 << 15
-	chunks := (n + chunk - 1) / chunk
+	chunks := (n + ownChunk - 1) / ownChunk
 	counts := make([]int, chunks+1)
 	errs := make([]error, chunks)
 	d.parallel(chunks, func(c int) {
-		lo, hi := c*chunk, min(n, (c+1)*chunk)
-		errs[c] = d.checkRefs(lo, hi)
+		lo, hi := c*ownChunk, min(n, (c+1)*ownChunk)
 		cnt := 0
 		for i := lo; i < hi; i++ {
-			if structLike(btf.InfoKind(d.words[d.offs[i]+1])) {
+			id := d.firstID + uint32(i)
+			k := btf.InfoKind(d.words[d.offs[i]+1])
+			d.kinds[id] = k
+			d.hypot[id] = unprocessed
+			if k == btf.KindVar || k == btf.KindDatasec {
+				d.canon[id] = id
+			} else {
+				d.canon[id] = unprocessed
+			}
+			if structLike(k) {
 				cnt++
 			}
 		}
 		counts[c+1] = cnt
+		errs[c] = d.checkRefs(lo, hi)
 	})
 	for _, err := range errs {
 		if err != nil {
@@ -119,10 +133,20 @@ func (d *deduper) hashOwn() error {
 	for c := 1; c <= chunks; c++ {
 		counts[c] += counts[c-1]
 	}
-	d.structHashes = make([]uint64, counts[chunks])
+	d.structStarts = counts
+	return nil
+}
+
+// hashOwn computes, in parallel, the signature hashes of the own STRUCT,
+// UNION and TYPEDEF types into structHashes, in ID order; each chunk writes
+// the range setupOwn counted for it.
+func (d *deduper) hashOwn() {
+	n := len(d.offs)
+	chunks := len(d.structStarts) - 1
+	d.structHashes = make([]uint64, d.structStarts[chunks])
 	d.parallel(chunks, func(c int) {
-		k := counts[c]
-		for i := c * chunk; i < min(n, (c+1)*chunk); i++ {
+		k := d.structStarts[c]
+		for i := c * ownChunk; i < min(n, (c+1)*ownChunk); i++ {
 			t := span(d.words, d.offs, i)
 			switch btf.InfoKind(t[1]) {
 			case btf.KindStruct, btf.KindUnion:
@@ -134,7 +158,6 @@ func (d *deduper) hashOwn() error {
 			}
 		}
 	})
-	return nil
 }
 
 // parallel calls fn(0) .. fn(n-1) on up to Options.Workers goroutines.
