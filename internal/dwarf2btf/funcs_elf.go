@@ -119,12 +119,21 @@ func newElfFuncs(src *elfFuncsSource, opts *Options) (*elfFuncs, error) {
 		sym  elfFuncSym
 		pos  int // in symbol table order, the tie-break of equal names
 	}
-	var ents []entry
-	for _, s := range src.symbols {
-		if elf.ST_TYPE(s.info) != elf.STT_FUNC || s.name == "" {
-			continue
+	isFunc := func(s *elfSymbol) bool {
+		return elf.ST_TYPE(s.info) == elf.STT_FUNC && s.name != "" && !hasNonFuncSuffix(s.name)
+	}
+	n := 0
+	for i := range src.symbols {
+		if isFunc(&src.symbols[i]) {
+			n++
 		}
-		if hasNonFuncSuffix(s.name) {
+	}
+	// Sized exactly: appending would leave garbage of the same size, in
+	// memory the process has not touched before, which costs page faults.
+	ents := make([]entry, 0, n)
+	for i := range src.symbols {
+		s := &src.symbols[i]
+		if !isFunc(s) {
 			continue
 		}
 		name := s.name
