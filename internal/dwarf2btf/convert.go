@@ -323,10 +323,13 @@ func convertTypes(f *elf.File, secs *die.Sections, addrs []uint64, release func(
 	}
 	tgt.doneWith = forget
 	if release != nil {
-		// die.New has parsed every abbreviation table, and its walk
-		// over the unit headers touched pages all over .debug_info.
+		// die.New has parsed every abbreviation table. Its walk over
+		// the unit headers also touched pages all over .debug_info, but
+		// those stay: the units' conversion reads them again, and
+		// dropping them cost about 1,500 more page faults on the
+		// vmlinux (8,000 against 6,400, the same peak RSS), while the
+		// steps below drop each as its units are done.
 		release(secs.Abbrev)
-		release(secs.Info)
 		var from uint64 // secs.Info[:from] has been released
 		tgt.doneWith = func(i int) {
 			forget(i)
