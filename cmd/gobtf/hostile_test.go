@@ -130,6 +130,10 @@ func TestHostileFiles(t *testing.T) {
 			info, _ := dwarfUnit(cu(intType()))
 			return writeInput(t, dir, "emptyabbrev.o", relocatableELF(elfSection{".debug_info", info}, elfSection{".debug_abbrev", nil}))
 		}},
+		{name: "symbol name beyond .strtab", want: `section \.symtab: offset 0x[0-9a-f]+: symbol [0-9]+: name offset 0x7fffff beyond the [0-9]+-byte string table \.strtab`,
+			setup: func(t *testing.T, dir string) string {
+				return writeInput(t, dir, "badsym.o", badSymbolName(t, dir))
+			}},
 	}
 	if os.Geteuid() == 0 {
 		// root reads any file whatever its mode, so gobtf runs as nobody
@@ -579,4 +583,39 @@ func TestHostileModuleSections(t *testing.T) {
 		}
 	}
 	t.Logf("%d sections, each named in its error", named)
+}
+
+// badSymbolName compiles a small C file with DWARF and points the name of
+// its last symbol past the end of .strtab. debug/elf reads such a name as
+// empty and pahole 1.24 crashes on it; gobtf must name the entry.
+func badSymbolName(t *testing.T, dir string) []byte {
+	t.Helper()
+	cc, err := exec.LookPath("gcc")
+	if err != nil {
+		if cc, err = exec.LookPath("clang"); err != nil {
+			t.Skip("skipping: no C compiler (gcc or clang)")
+		}
+	}
+	src, obj := filepath.Join(dir, "sym.c"), filepath.Join(dir, "sym.o")
+	if err := os.WriteFile(src, []byte("struct s { int a; };\nstruct s g;\nint f(struct s *p) { return p->a; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(cc, "-g", "-O1", "-c", src, "-o", obj).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", cc, err, out)
+	}
+	data, err := os.ReadFile(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	symtab := f.SectionByType(elf.SHT_SYMTAB)
+	if symtab == nil || symtab.Entsize != 24 || symtab.Size < 48 {
+		t.Fatalf("%s: no usable 64-bit .symtab", obj)
+	}
+	last := symtab.Offset + symtab.Size - symtab.Entsize
+	f.ByteOrder.PutUint32(data[last:], 0x7fffff)
+	return data
 }

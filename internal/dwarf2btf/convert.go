@@ -1,6 +1,8 @@
 package dwarf2btf
 
 import (
+	"github.com/gobtf/gobtf/internal/elfio"
+
 	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
@@ -50,7 +52,7 @@ type mergedUnit struct {
 // newTarget describes f, whose symbols are syms; addrs, when not nil, are the
 // section addresses to place variables by (see elfio.File.OfflineLayout),
 // else the headers' own.
-func newTarget(f *elf.File, syms []elf.Symbol, opts *Options, debugAddr []byte, infoSize int, addrs []uint64) *target {
+func newTarget(f *elf.File, syms []elfio.Symbol, opts *Options, debugAddr []byte, infoSize int, addrs []uint64) *target {
 	t := &target{littleEndian: f.ByteOrder == binary.LittleEndian, addrSize: 8, debugAddr: debugAddr,
 		elf: newElfInfo(f, syms, &opts.Features, addrs), infoSize: infoSize}
 	if f.Class == elf.ELFCLASS32 {
@@ -255,7 +257,7 @@ func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
 	open := func(i int) (dieStream, string) {
 		return newStdStream(d, units[i]), fmt.Sprintf("unit at .debug_info offset %#x", units[i])
 	}
-	syms, _ := f.Symbols()
+	syms, _ := stdSymbols(f)
 	return convertUnits(len(units), open, newTarget(f, syms, opts, debugAddr, 0, nil), nil, opts)
 }
 
@@ -263,14 +265,15 @@ func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
 // over the given sections (decompressed and, for relocatable files,
 // relocated).
 func ConvertTypes(f *elf.File, secs *die.Sections, opts *Options) (*btf.Spec, error) {
-	return convertTypes(f, secs, nil, nil, nil, opts)
+	return convertTypes(f, nil, secs, nil, nil, nil, opts)
 }
 
 // convertTypes is ConvertTypes with the sections of f placed at addrs (nil:
-// at their sh_addr), the addresses secs were relocated against. release,
-// when not nil, is handed the parts of secs.Info that have been converted,
-// as the conversion goes on.
-func convertTypes(f *elf.File, secs *die.Sections, addrs []uint64, release func([]byte), out *btf.Spec, opts *Options) (*btf.Spec, error) {
+// at their sh_addr), the addresses secs were relocated against. symbols,
+// when not nil, reads f's symbol table (elfio's reader, which copies
+// nothing; else debug/elf's is used). release, when not nil, is handed the
+// parts of secs.Info that have been converted, as the conversion goes on.
+func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die.Sections, addrs []uint64, release func([]byte), out *btf.Spec, opts *Options) (*btf.Spec, error) {
 	// The ELF side (symbols, function table, sections) is read while the
 	// DWARF units are indexed: neither needs the other.
 	var (
@@ -281,7 +284,10 @@ func convertTypes(f *elf.File, secs *die.Sections, addrs []uint64, release func(
 	)
 	go func() {
 		defer close(ready)
-		syms, err := f.Symbols()
+		if symbols == nil {
+			symbols = func() ([]elfio.Symbol, error) { return stdSymbols(f) }
+		}
+		syms, err := symbols()
 		if table, elfErr = newElfFuncsFrom(f, syms, err, opts); elfErr == nil {
 			tgt = newTarget(f, syms, opts, secs.Addr, len(secs.Info), addrs)
 			tgt.out = out

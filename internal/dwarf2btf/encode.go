@@ -124,8 +124,12 @@ func (in *Input) Encode(opts *Options, st *Stats) (*btf.Spec, error) {
 	}
 	out := in.out
 	in.out = nil
-	s, err := convertTypes(f, secs, addrs, release, out, opts)
+	s, err := convertTypes(f, m.eio.Symbols, secs, addrs, release, out, opts)
 	if err != nil {
+		var fe *elfio.FormatError
+		if errors.As(err, &fe) && fe.File == path {
+			return nil, err // it names the file already
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	st.Convert = time.Since(t0) - st.Load

@@ -1,6 +1,8 @@
 package dwarf2btf
 
 import (
+	"github.com/gobtf/gobtf/internal/elfio"
+
 	"debug/elf"
 	"errors"
 	"fmt"
@@ -77,21 +79,36 @@ type elfFuncsSource struct {
 // newElfFuncsStd builds the table from a file opened with debug/elf. A file
 // without .symtab has no functions (pahole then describes none).
 func newElfFuncsStd(f *elf.File, opts *Options) (*elfFuncs, error) {
-	syms, err := f.Symbols()
+	syms, err := stdSymbols(f)
 	return newElfFuncsFrom(f, syms, err, opts)
 }
 
-// newElfFuncsFrom is newElfFuncsStd given the result of f.Symbols().
-func newElfFuncsFrom(f *elf.File, syms []elf.Symbol, err error, opts *Options) (*elfFuncs, error) {
+// stdSymbols returns the symbols of f as debug/elf reads them, in elfio's
+// form: the slow path, for files not read through elfio.
+func stdSymbols(f *elf.File) ([]elfio.Symbol, error) {
+	syms, err := f.Symbols()
+	out := make([]elfio.Symbol, len(syms))
+	for i, s := range syms {
+		out[i] = elfio.Symbol{Name: s.Name, Value: s.Value, Size: s.Size, Section: uint32(s.Section), Info: s.Info, Other: s.Other}
+	}
+	return out, err
+}
+
+// newElfFuncsFrom is newElfFuncsStd given the file's symbols and the error
+// reading them returned.
+func newElfFuncsFrom(f *elf.File, syms []elfio.Symbol, err error, opts *Options) (*elfFuncs, error) {
 	if err != nil {
-		if errors.Is(err, elf.ErrNoSymbols) {
+		if errors.Is(err, elf.ErrNoSymbols) || errors.Is(err, elfio.ErrNoSymbols) {
 			return &elfFuncs{}, nil
+		}
+		if fe := (*elfio.FormatError)(nil); errors.As(err, &fe) {
+			return nil, err // it names the section and the offset
 		}
 		return nil, fmt.Errorf("reading the symbol table: %w", err)
 	}
 	src := elfFuncsSource{symbols: make([]elfSymbol, len(syms)), order: f.ByteOrder}
 	for i, s := range syms {
-		src.symbols[i] = elfSymbol{name: s.Name, value: s.Value, size: s.Size, info: s.Info, shndx: uint32(s.Section)}
+		src.symbols[i] = elfSymbol{name: s.Name, value: s.Value, size: s.Size, info: s.Info, shndx: s.Section}
 	}
 	if opts.Features.DeclTagKfuncs {
 		for i, s := range f.Sections {

@@ -20,6 +20,7 @@ import (
 type mappedFile struct {
 	data []byte
 	elf  *elf.File
+	eio  *elfio.File // the same file, read by elfio (symbols)
 }
 
 // openMapped maps the file at path and parses its ELF headers. Its errors
@@ -50,7 +51,8 @@ func openMapped(path string) (*mappedFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: mapping: %w", path, err)
 	}
-	if err := checkELF(path, data); err != nil {
+	eio, err := checkELF(path, data)
+	if err != nil {
 		syscall.Munmap(data)
 		return nil, err
 	}
@@ -59,17 +61,17 @@ func openMapped(path string) (*mappedFile, error) {
 		syscall.Munmap(data)
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &mappedFile{data: data, elf: ef}, nil
+	return &mappedFile{data: data, elf: ef, eio: eio}, nil
 }
 
 // checkELF checks the ELF header, the section table and that every section's
 // contents lie within the file, so that a truncated or corrupt file is
 // reported with the section and offset concerned, whichever section is
-// read first later on.
-func checkELF(path string, data []byte) error {
+// read first later on. It returns the file as elfio reads it.
+func checkELF(path string, data []byte) (*elfio.File, error) {
 	ef, err := elfio.NewFile(path, data)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, s := range ef.Sections() {
 		if s.Type == elf.SHT_NULL || s.Type == elf.SHT_NOBITS {
@@ -80,10 +82,10 @@ func checkELF(path string, data []byte) error {
 			if name == "" {
 				name = fmt.Sprintf("#%d", s.Index)
 			}
-			return fmt.Errorf("%s: section %s: contents at file offset %#x, size %#x, beyond the file's %#x bytes", path, name, s.Offset, s.Size, n)
+			return nil, fmt.Errorf("%s: section %s: contents at file offset %#x, size %#x, beyond the file's %#x bytes", path, name, s.Offset, s.Size, n)
 		}
 	}
-	return nil
+	return ef, nil
 }
 
 // regularInput rejects what cannot be an ELF input: directories, devices,

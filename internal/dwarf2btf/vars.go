@@ -1,6 +1,8 @@
 package dwarf2btf
 
 import (
+	"github.com/gobtf/gobtf/internal/elfio"
+
 	"debug/elf"
 	"fmt"
 	"sort"
@@ -52,7 +54,7 @@ type elfInfo struct {
 // features ask for, and its object symbols syms (f.Symbols(); nil when it
 // has none). Sections are placed at addrs[i] when addrs covers them, else at
 // their sh_addr.
-func newElfInfo(f *elf.File, syms []elf.Symbol, feats *Features, addrs []uint64) *elfInfo {
+func newElfInfo(f *elf.File, syms []elfio.Symbol, feats *Features, addrs []uint64) *elfInfo {
 	info := &elfInfo{sections: make([]elfSection, len(f.Sections))}
 	for i, s := range f.Sections {
 		addr := s.Addr
@@ -63,9 +65,9 @@ func newElfInfo(f *elf.File, syms []elf.Symbol, feats *Features, addrs []uint64)
 			include: feats.GlobalVar || (feats.Var && s.Name == percpuSection)}
 	}
 	info.objects = make(map[string][]uint32)
-	for _, s := range syms {
-		if elf.ST_TYPE(s.Info) == elf.STT_OBJECT {
-			info.objects[s.Name] = append(info.objects[s.Name], uint32(s.Section))
+	for i := range syms {
+		if s := &syms[i]; s.Type() == elf.STT_OBJECT {
+			info.objects[s.Name] = append(info.objects[s.Name], s.Section)
 		}
 	}
 	return info
