@@ -1,8 +1,6 @@
 package dwarf2btf
 
 import (
-	"github.com/gobtf/gobtf/internal/elfio"
-
 	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/elfio"
 )
 
 // target describes the file being converted, as the conversion of every unit

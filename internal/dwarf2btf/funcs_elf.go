@@ -1,13 +1,13 @@
 package dwarf2btf
 
 import (
-	"github.com/gobtf/gobtf/internal/elfio"
-
 	"debug/elf"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/gobtf/gobtf/internal/elfio"
 )
 
 // The ELF function table decides which DWARF functions may become FUNCs: a

@@ -1,14 +1,13 @@
 package dwarf2btf
 
 import (
-	"github.com/gobtf/gobtf/internal/elfio"
-
 	"debug/elf"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/elfio"
 )
 
 // Variables become VAR types, one per defined variable at the top level of a
