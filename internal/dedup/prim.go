@@ -246,8 +246,10 @@ func (d *deduper) checkRefs(lo, hi int) error {
 func (d *deduper) dedupPrimitives() error {
 	anon := anonEnums{byWords: make(map[uint64]uint32)}
 	for id := uint32(1); id < d.firstID; id++ {
-		if k := d.kinds[id]; (k == btf.KindEnum || k == btf.KindEnum64) && d.typ(id)[0] == 0 {
-			anon.enter(id, d.typ(id))
+		if k := d.kinds[id]; k == btf.KindEnum || k == btf.KindEnum64 {
+			if t := d.typ(id); t[0] == 0 {
+				anon.enter(id, t)
+			}
 		}
 	}
 	for id := d.firstID; id < d.count; id++ {

@@ -180,15 +180,12 @@ func (t *oddTable) translate(p *uint32, start uint32) bool {
 	if t.used == 0 || *p < start {
 		return false
 	}
-	local := *p - start
-	mask := uint32(len(t.keys) - 1)
-	for i := (local * 0x9e3779b1) & mask; t.keys[i] != 0; i = (i + 1) & mask {
-		if t.keys[i] == local+1 {
-			*p = t.vals[i]
-			return true
-		}
+	i := t.slot(*p - start)
+	if t.keys[i] == 0 {
+		return false
 	}
-	return false
+	*p = t.vals[i]
+	return true
 }
 
 // put stores local -> n in the free slot that slot returned for local.

@@ -54,20 +54,10 @@ type elfFuncs struct {
 	byName map[string]int32
 }
 
-// elfSymbol is what the table needs of a symbol-table entry; it decouples the
-// table from the ELF reader.
-type elfSymbol struct {
-	name  string
-	value uint64
-	size  uint64
-	info  byte
-	shndx uint32
-}
-
 // elfFuncsSource is the part of an ELF file the function table and the kfunc
 // scan read.
 type elfFuncsSource struct {
-	symbols []elfSymbol // .symtab in order, the null symbol 0 included or not
+	symbols []elfio.Symbol // .symtab in order, the null symbol 0 included or not
 	order   interface {
 		Uint32([]byte) uint32
 	}
@@ -106,10 +96,7 @@ func newElfFuncsFrom(f *elf.File, syms []elfio.Symbol, err error, opts *Options)
 		}
 		return nil, fmt.Errorf("reading the symbol table: %w", err)
 	}
-	src := elfFuncsSource{symbols: make([]elfSymbol, len(syms)), order: f.ByteOrder}
-	for i, s := range syms {
-		src.symbols[i] = elfSymbol{name: s.Name, value: s.Value, size: s.Size, info: s.Info, shndx: s.Section}
-	}
+	src := elfFuncsSource{symbols: syms, order: f.ByteOrder}
 	if opts.Features.DeclTagKfuncs {
 		for i, s := range f.Sections {
 			if s.Name != btfIDsSection {
@@ -136,8 +123,8 @@ func newElfFuncs(src *elfFuncsSource, opts *Options) (*elfFuncs, error) {
 		sym  elfFuncSym
 		pos  int // in symbol table order, the tie-break of equal names
 	}
-	isFunc := func(s *elfSymbol) bool {
-		return elf.ST_TYPE(s.info) == elf.STT_FUNC && s.name != "" && !hasNonFuncSuffix(s.name)
+	isFunc := func(s *elfio.Symbol) bool {
+		return s.Type() == elf.STT_FUNC && s.Name != "" && !hasNonFuncSuffix(s.Name)
 	}
 	n := 0
 	for i := range src.symbols {
@@ -153,11 +140,11 @@ func newElfFuncs(src *elfFuncsSource, opts *Options) (*elfFuncs, error) {
 		if !isFunc(s) {
 			continue
 		}
-		name := s.name
+		name := s.Name
 		if i := strings.IndexByte(name, '.'); i >= 0 {
 			name = name[:i]
 		}
-		ents = append(ents, entry{name, elfFuncSym{s.name, s.value}, len(ents)})
+		ents = append(ents, entry{name, elfFuncSym{s.Name, s.Value}, len(ents)})
 	}
 	// Sorted by name, symbols of one name in symbol table order: a stable
 	// sort, done as an unstable one on (name, position), which is several

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/elfio"
 )
 
 // TestEncodeFuncsMerge runs encodeFuncs on hand-made candidates of two
 // units and checks which names become FUNCs, in which order and with which
 // prototype, under pahole's merge and skip rules.
 func TestEncodeFuncsMerge(t *testing.T) {
-	src := &elfFuncsSource{order: binary.LittleEndian, symbols: []elfSymbol{
+	src := &elfFuncsSource{order: binary.LittleEndian, symbols: []elfio.Symbol{
 		funcSym("same", 0x100), funcSym("differ", 0x200), funcSym("unexp", 0x300),
 		funcSym("opt.isra.0", 0x400), funcSym("amb", 0x500), funcSym("amb", 0x510),
 		funcSym("reord", 0x600), funcSym("optok", 0x700), funcSym("canon", 0x800),

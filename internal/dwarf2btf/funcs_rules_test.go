@@ -8,10 +8,11 @@ import (
 
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/elfio"
 )
 
-func funcSym(name string, addr uint64) elfSymbol {
-	return elfSymbol{name: name, value: addr, info: elf.ST_INFO(elf.STB_GLOBAL, elf.STT_FUNC)}
+func funcSym(name string, addr uint64) elfio.Symbol {
+	return elfio.Symbol{Name: name, Value: addr, Info: elf.ST_INFO(elf.STB_GLOBAL, elf.STT_FUNC)}
 }
 
 // TestElfFuncsTable checks pahole's symbol-name normalization and merging
@@ -20,7 +21,7 @@ func funcSym(name string, addr uint64) elfSymbol {
 // symbols at different addresses ambiguous, except for the last name, which
 // pahole never checks.
 func TestElfFuncsTable(t *testing.T) {
-	src := &elfFuncsSource{order: binary.LittleEndian, symbols: []elfSymbol{
+	src := &elfFuncsSource{order: binary.LittleEndian, symbols: []elfio.Symbol{
 		funcSym("zeta", 0x10),
 		funcSym("alpha.isra.0", 0x20),
 		funcSym("alpha", 0x20),
@@ -29,7 +30,7 @@ func TestElfFuncsTable(t *testing.T) {
 		funcSym("beta", 0x32),
 		funcSym("gamma", 0x40),
 		funcSym("gamma", 0x44),
-		{name: "obj", value: 0x50, info: elf.ST_INFO(elf.STB_GLOBAL, elf.STT_OBJECT)},
+		{Name: "obj", Value: 0x50, Info: elf.ST_INFO(elf.STB_GLOBAL, elf.STT_OBJECT)},
 		funcSym("omega.constprop.0", 0),
 		funcSym("omega", 0x60),
 		funcSym("zeta.llvm.123", 0x70),

@@ -58,30 +58,32 @@ func (t *elfFuncs) markKfuncs(src *elfFuncsSource) error {
 	}
 	type span struct{ start, end uint64 }
 	var sets []span
-	for _, s := range src.symbols {
-		if s.shndx != src.btfIDsIndex || !strings.HasPrefix(s.name, btfIDSet8Prefix) {
+	for i := range src.symbols {
+		s := &src.symbols[i]
+		if s.Section != src.btfIDsIndex || !strings.HasPrefix(s.Name, btfIDSet8Prefix) {
 			continue
 		}
-		off := s.value - src.btfIDsAddr
+		off := s.Value - src.btfIDsAddr
 		if off >= uint64(len(ids)) || off+8 > uint64(len(ids)) {
 			continue
 		}
 		if src.order.Uint32(ids[off+4:])&btfSet8Kfuncs == 0 {
 			continue
 		}
-		sets = append(sets, span{s.value, s.value + s.size})
+		sets = append(sets, span{s.Value, s.Value + s.Size})
 	}
-	for _, s := range src.symbols {
-		if s.shndx != src.btfIDsIndex {
+	for i := range src.symbols {
+		s := &src.symbols[i]
+		if s.Section != src.btfIDsIndex {
 			continue
 		}
-		name := kfuncName(s.name)
+		name := kfuncName(s.Name)
 		if name == "" {
 			continue
 		}
 		in := false
 		for _, r := range sets {
-			if r.start <= s.value && s.value < r.end {
+			if r.start <= s.Value && s.Value < r.end {
 				in = true
 				break
 			}
@@ -89,9 +91,9 @@ func (t *elfFuncs) markKfuncs(src *elfFuncsSource) error {
 		if !in {
 			continue
 		}
-		off := s.value - src.btfIDsAddr
-		if s.value < src.btfIDsAddr || off+8 > uint64(len(ids)) {
-			return fmt.Errorf("kfunc %q: its entry at %#x lies outside section %s", name, s.value, btfIDsSection)
+		off := s.Value - src.btfIDsAddr
+		if s.Value < src.btfIDsAddr || off+8 > uint64(len(ids)) {
+			return fmt.Errorf("kfunc %q: its entry at %#x lies outside section %s", name, s.Value, btfIDsSection)
 		}
 		if i := t.find(name); i >= 0 {
 			t.funcs[i].kfunc = true

@@ -50,8 +50,8 @@ type elfInfo struct {
 }
 
 // newElfInfo indexes f's sections, marking those whose variables the
-// features ask for, and its object symbols syms (f.Symbols(); nil when it
-// has none). Sections are placed at addrs[i] when addrs covers them, else at
+// features ask for, and its object symbols syms (nil when it has none).
+// Sections are placed at addrs[i] when addrs covers them, else at
 // their sh_addr.
 func newElfInfo(f *elf.File, syms []elfio.Symbol, feats *Features, addrs []uint64) *elfInfo {
 	info := &elfInfo{sections: make([]elfSection, len(f.Sections))}
