@@ -71,14 +71,26 @@ func (c *cuTypes) walk(src dieStream) (lang uint64, clang bool, err error) {
 			}
 			continue
 		}
-		var parent *frame
-		if len(stack) > 0 {
-			parent = &stack[len(stack)-1]
+		// The DIE's frame is filled in place, in a slot pushed for it and
+		// popped again unless the DIE has children: returned by value,
+		// the frame was copied with wide loads right after being written
+		// field by field, which stalls the store-to-load forwarding of
+		// every visited DIE.
+		n := len(stack)
+		if n == cap(stack) {
+			stack = append(stack, frame{})
+		} else {
+			stack = stack[:n+1]
 		}
-		f := c.visit(&d, parent, depth)
-		if d.children {
-			f.depth = depth
-			stack = append(stack, f)
+		f := &stack[n]
+		*f = frame{depth: depth}
+		var parent *frame
+		if n > 0 {
+			parent = &stack[n-1]
+		}
+		c.visit(&d, parent, depth, f)
+		if !d.children {
+			stack = stack[:n]
 		}
 	}
 	for len(stack) > 0 {
@@ -88,45 +100,48 @@ func (c *cuTypes) walk(src dieStream) (lang uint64, clang bool, err error) {
 	return lang, clang, nil
 }
 
-// visit handles one DIE given its parent's frame and returns the frame its
-// children are to be read in.
-func (c *cuTypes) visit(d *digest, parent *frame, depth int) frame {
+// visit handles one DIE given its parent's frame and sets f, which holds
+// only the DIE's depth, to the frame its children are to be read in.
+func (c *cuTypes) visit(d *digest, parent *frame, depth int, f *frame) {
 	feats := &c.opts.Features
 	c.curOff = d.off
 	if d.tag == tagVariable && depth == 1 {
 		c.variable(d)
-		return frame{kind: frameVar, rec: len(c.vars) - 1}
+		f.kind, f.rec = frameVar, len(c.vars)-1
+		return
 	}
 	if parent != nil {
 		switch parent.kind {
 		case frameStruct:
 			switch d.tag {
 			case tagMember:
-				c.memberStack = append(c.memberStack, memberRec{
-					name: c.nameStr(d), ref: d.typ, byteSize: d.byteSize, bitSize: d.bitSize,
-					bitOffset: d.bitOffset, loc: d.memberLoc, hasDataBitOff: d.hasDataBitOffset,
-				})
+				// Filled in place, as the frame is (see walk).
+				c.memberStack = append(c.memberStack, memberRec{})
+				m := &c.memberStack[len(c.memberStack)-1]
+				m.name, m.ref, m.byteSize, m.bitSize = c.nameStr(d), d.typ, d.byteSize, d.bitSize
+				m.bitOffset, m.loc, m.hasDataBitOff = d.bitOffset, d.memberLoc, d.hasDataBitOffset
 				if d.hasDataBitOffset {
-					c.memberStack[len(c.memberStack)-1].loc = d.dataBitOffset
+					m.loc = d.dataBitOffset
 				}
 				parent.members++
-				return frame{kind: frameMember, component: int32(parent.members - 1), target: c.recs[parent.rec].off}
+				f.kind, f.component, f.target = frameMember, int32(parent.members-1), c.recs[parent.rec].off
+				return
 			case tagInheritance:
 				parent.members++
-				return frame{}
+				return
 			case tagLLVMAnnotation:
 				c.declTag(d, c.recs[parent.rec].off, -1)
-				return frame{}
+				return
 			}
 		case frameMember:
 			if d.tag == tagLLVMAnnotation {
 				c.declTag(d, parent.target, parent.component)
 			}
-			return frame{}
+			return
 		case frameEnum:
 			if d.tag == tagEnumerator {
 				c.enumStack = append(c.enumStack, enumRec{name: c.nameStr(d), val: d.constValue})
-				return frame{}
+				return
 			}
 		case frameArray:
 			if d.tag == tagSubrangeType {
@@ -142,16 +157,16 @@ func (c *cuTypes) visit(d *digest, parent *frame, depth int) frame {
 					n = d.count
 				}
 				c.mulElems(d, &c.recs[parent.rec], n)
-				return frame{}
+				return
 			}
 		case frameProto:
 			switch d.tag {
 			case tagFormalParameter:
 				c.paramStack = append(c.paramStack, paramRec{name: c.nameStr(d), ref: d.typ})
-				return frame{}
+				return
 			case tagUnspecifiedParams:
 				c.recs[parent.rec].vararg = true
-				return frame{}
+				return
 			}
 		case framePointer:
 			if d.tag == tagLLVMAnnotation {
@@ -160,29 +175,29 @@ func (c *cuTypes) visit(d *digest, parent *frame, depth int) frame {
 					c.recs[i].name = c.str(d.constString)
 					c.tagStack = append(c.tagStack, i)
 				}
-				return frame{}
+				return
 			}
 		case frameVar:
 			if d.tag == tagLLVMAnnotation && feats.DeclTag && d.nm() == "btf_decl_tag" {
 				v := &c.vars[parent.rec]
 				v.tags = append(v.tags, c.str(d.constString))
 			}
-			return frame{}
+			return
 		case frameTypedef:
 			if d.tag == tagLLVMAnnotation {
 				c.declTag(d, c.recs[parent.rec].off, -1)
-				return frame{}
+				return
 			}
 		}
 	}
-	return c.visitType(d)
+	c.visitType(d, f)
 }
 
 // visitType records a type DIE met anywhere in the unit (at top level, or
-// nested in a struct, a function or a lexical block) and returns the frame
+// nested in a struct, a function or a lexical block) and sets f to the frame
 // for its children. DIEs that are not types get a plain frame, so the types
 // defined inside functions are found too, as pahole finds them.
-func (c *cuTypes) visitType(d *digest) frame {
+func (c *cuTypes) visitType(d *digest, f *frame) {
 	switch d.tag {
 	case tagBaseType:
 		c.baseType(d)
@@ -191,10 +206,10 @@ func (c *cuTypes) visitType(d *digest) frame {
 		// a pointer. (pahole stops with "Unsupported" on these.)
 		if !d.children {
 			c.add(d, btf.KindPtr)
-			return frame{}
+			return
 		}
 		i := c.addUnordered(d, btf.KindPtr) // numbered after its TYPE_TAGs, at close
-		return frame{kind: framePointer, rec: i, start: len(c.tagStack)}
+		f.kind, f.rec, f.start = framePointer, i, len(c.tagStack)
 	case tagConstType:
 		c.add(d, btf.KindConst)
 	case tagVolatileType:
@@ -210,7 +225,7 @@ func (c *cuTypes) visitType(d *digest) frame {
 	case tagTypedef:
 		i := c.add(d, btf.KindTypedef)
 		c.recs[i].name = c.nameStr(d)
-		return frame{kind: frameTypedef, rec: i}
+		f.kind, f.rec = frameTypedef, i
 	case tagStructureType, tagClassType, tagUnionType:
 		name := c.nameStr(d)
 		if name == 0 && d.specification != 0 {
@@ -222,7 +237,7 @@ func (c *cuTypes) visitType(d *digest) frame {
 			i := c.add(d, btf.KindFwd)
 			c.recs[i].name = name
 			c.recs[i].kflag = d.tag == tagUnionType
-			return frame{}
+			return
 		}
 		k := btf.KindStruct
 		if d.tag == tagUnionType {
@@ -236,20 +251,19 @@ func (c *cuTypes) visitType(d *digest) frame {
 		}
 		c.recs[i].name = name
 		c.recs[i].size = uint32(d.byteSize)
-		return frame{kind: frameStruct, rec: i, start: len(c.memberStack)}
+		f.kind, f.rec, f.start = frameStruct, i, len(c.memberStack)
 	case tagEnumerationType:
 		i := c.enumType(d, false)
-		return frame{kind: frameEnum, rec: i, start: len(c.enumStack)}
+		f.kind, f.rec, f.start = frameEnum, i, len(c.enumStack)
 	case tagArrayType:
 		i := c.add(d, btf.KindArray)
 		c.recs[i].nelems = 1
 		c.hasArray = true
-		return frame{kind: frameArray, rec: i}
+		f.kind, f.rec = frameArray, i
 	case tagSubroutineType:
 		i := c.add(d, btf.KindFuncProto)
-		return frame{kind: frameProto, rec: i, start: len(c.paramStack)}
+		f.kind, f.rec, f.start = frameProto, i, len(c.paramStack)
 	}
-	return frame{}
 }
 
 // declTag records a btf_decl_tag annotation (others are ignored, as pahole
