@@ -213,8 +213,13 @@ func (c *cuTypes) add(d *digest, k btf.Kind) int {
 // addUnordered appends a record for d without giving it its place in the
 // emission order: close gives it, once the DIE's children are read.
 func (c *cuTypes) addUnordered(d *digest, k btf.Kind) int {
-	c.recs = append(c.recs, typeRec{off: d.off, ref: d.typ, kind: k})
+	// Appended zero and filled in place: a composite literal would be
+	// built on the stack and copied with wide loads that cannot be
+	// forwarded from its narrower stores, a stall on every type DIE.
+	c.recs = append(c.recs, typeRec{})
 	i := len(c.recs) - 1
+	r := &c.recs[i]
+	r.off, r.ref, r.kind = d.off, d.typ, k
 	c.recIndex.put(d.off, int32(i))
 	return i
 }
@@ -339,8 +344,10 @@ func (c *cuTypes) emit() {
 func (c *cuTypes) appendStruct(w []uint32, r *typeRec) []uint32 {
 	w = append(w, r.name, btf.Info(r.kind, false, int(r.n)), r.size)
 	kflag := false
-	for _, m := range c.members[r.first : r.first+r.n] {
-		off, bits := c.memberOffset(&m)
+	ms := c.members[r.first : r.first+r.n]
+	for k := range ms {
+		m := &ms[k]
+		off, bits := c.memberOffset(m)
 		if bits != 0 || off%8 != 0 {
 			kflag = true
 		}
