@@ -78,8 +78,12 @@ type funcCandidate struct {
 	flags  funcFlags
 }
 
-// strRef is a string in a unit's name arena.
-type strRef struct{ off, n uint32 }
+// strRef is a string in a unit's name arena. shared, when not 0, is also
+// the string's offset in the output's string table: it is a name read from
+// .debug_str while the conversion's string tables are split tables on it
+// (btf.NewSharedStrings, as cuTypes.nameStr uses them), so encoding the
+// function takes the offset instead of looking the string up.
+type strRef struct{ off, n, shared uint32 }
 
 func (c *funcCandidate) str(r strRef) string { return c.strs[r.off : r.off+r.n] }
 

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
 )
 
 // analyze is step 4 for subprogram fi: pahole's
@@ -211,8 +212,20 @@ func (s *funcScratch) candidates(u *funcUnit, abi *abiRegs) []funcCandidate {
 	var spans []span
 	strs := s.outStrs[:0]
 	intern := func(v string) strRef {
-		r := strRef{uint32(len(strs)), uint32(len(v))}
+		r := strRef{off: uint32(len(strs)), n: uint32(len(v))}
 		strs = append(strs, v...)
+		return r
+	}
+	shared := u.spec.Strings().Base()
+	// internName interns the string of a name attribute, with its offset
+	// in the shared .debug_str part when it has one (strRef.shared). A
+	// shared table is only made without --kabi_prefix, so kabiName
+	// changes nothing then.
+	internName := func(f *die.Field) strRef {
+		r := intern(kabiName(u.opts, f.Str()))
+		if shared != nil {
+			r.shared = sharedOffset(f, shared)
+		}
 		return r
 	}
 	trueSig := u.opts.Features.TrueSignature
@@ -232,11 +245,11 @@ func (s *funcScratch) candidates(u *funcUnit, abi *abiRegs) []funcCandidate {
 		if !allNamed {
 			continue
 		}
-		name, ok := s.funcName(sp)
-		if !ok {
+		nameField := s.funcName(sp)
+		if nameField == nil {
 			continue
 		}
-		name = kabiName(u.opts, name)
+		name := kabiName(u.opts, nameField.Str())
 		ei := u.elf.find(name)
 		if ei < 0 {
 			continue
@@ -268,7 +281,7 @@ func (s *funcScratch) candidates(u *funcUnit, abi *abiRegs) []funcCandidate {
 		if ret != 0 {
 			c.ret = u.typeID(ret)
 		}
-		c.name = intern(name)
+		c.name = internName(nameField)
 		sp0 := span{p0: len(params), t0: len(tags)}
 		reordered := sp.flags&flagReordered != 0
 		changed := sp.flags&flagSignatureChanged != 0
@@ -280,7 +293,7 @@ func (s *funcScratch) candidates(u *funcUnit, abi *abiRegs) []funcCandidate {
 			if trueSig && changed && p.optimized {
 				continue
 			}
-			fp := funcParam{name: intern(kabiName(u.opts, p.name.Str()))}
+			fp := funcParam{name: internName(&p.name)}
 			if p.typ != 0 {
 				fp.typ = u.typeID(p.typ)
 			}

@@ -576,24 +576,27 @@ func (s *funcScratch) resolveOrigins() {
 // (a DIE's DW_AT_name, possibly an empty string).
 func named(f *die.Field) bool { return f.Attr == atName }
 
-// funcName returns a subprogram's name: its own, else its abstract
-// origin's, else its specification's.
-func (s *funcScratch) funcName(sp *subprog) (string, bool) {
+// funcName returns a subprogram's name attribute: its own, else its
+// abstract origin's, else its specification's; nil when it has none.
+func (s *funcScratch) funcName(sp *subprog) *die.Field {
 	if named(&sp.name) {
-		return sp.name.Str(), true
+		return &sp.name
 	}
 	if sp.origin == 0 && sp.spec == 0 {
-		return "", false
+		return nil
 	}
 	for _, ref := range [2]uint64{sp.origin, sp.spec} {
 		if ref == 0 {
 			continue
 		}
 		if j := s.findSub(ref); j >= 0 {
-			return s.subs[j].name.Str(), named(&s.subs[j].name)
+			if f := &s.subs[j].name; named(f) {
+				return f
+			}
+			return nil
 		}
 	}
-	return "", false
+	return nil
 }
 
 // kabi applies --kabi_prefix to a name read from DWARF.

@@ -273,18 +273,36 @@ func (e *funcEncoder) addFunc(s *funcState, name string, ret btf.TypeID, argType
 		if argTypes != nil {
 			typ = argTypes[i]
 		}
-		w = append(w, e.dst.AddString(s.c.str(p.name)), typ)
+		w = append(w, e.strOff(s.c, p.name), typ)
 	}
 	e.w = w
 	proto, err := e.dst.Append(w)
 	if err != nil {
 		return 0, fmt.Errorf("function %s: %w", name, err)
 	}
-	fn := e.dst.MustAppend(e.dst.AddString(name), btf.Info(btf.KindFunc, false, int(btf.LinkageStatic)), proto)
+	// name is the ELF symbol's, which is the DWARF name the candidate was
+	// found by unless it is a true_signature clone's suffixed name.
+	nameOff := uint32(0)
+	if name == s.c.str(s.c.name) {
+		nameOff = e.strOff(s.c, s.c.name)
+	} else {
+		nameOff = e.dst.AddString(name)
+	}
+	fn := e.dst.MustAppend(nameOff, btf.Info(btf.KindFunc, false, int(btf.LinkageStatic)), proto)
 	for _, t := range s.c.tags {
 		e.dst.MustAppend(e.dst.AddString(s.c.str(t.value)), btf.Info(btf.KindDeclTag, false, 0), fn, uint32(t.component))
 	}
 	return fn, nil
+}
+
+// strOff returns the output's offset of r, a string of candidate c: its
+// offset in the shared .debug_str part when it has one (see strRef),
+// else the offset AddString gives it.
+func (e *funcEncoder) strOff(c *funcCandidate, r strRef) uint32 {
+	if r.shared != 0 {
+		return r.shared
+	}
+	return e.dst.AddString(c.str(r))
 }
 
 // addKfunc encodes a kfunc: with decl_tag_kfuncs and attributes, pointers

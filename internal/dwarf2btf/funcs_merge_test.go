@@ -41,7 +41,7 @@ func TestEncodeFuncsMerge(t *testing.T) {
 		var out []funcCandidate
 		for _, c := range cs {
 			strs := c.name
-			fc := funcCandidate{strs: strs, name: strRef{0, uint32(len(c.name))}, addr: c.addr, ret: 1,
+			fc := funcCandidate{strs: strs, name: strRef{off: 0, n: uint32(len(c.name))}, addr: c.addr, ret: 1,
 				elf: table.find(c.name), sym: -1, flags: c.flags}
 			if fc.elf < 0 {
 				t.Fatalf("no ELF function %q", c.name)

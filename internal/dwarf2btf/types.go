@@ -2,6 +2,7 @@ package dwarf2btf
 
 import (
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
 )
 
 // Type conversion happens in two steps per compilation unit.
@@ -195,12 +196,24 @@ func (c *cuTypes) str(s string) uint32 {
 // check for an empty name, which is 0 as with c.str.
 func (c *cuTypes) nameStr(d *digest) uint32 {
 	if shared := c.spec.Strings().Base(); shared != nil {
-		if off, ok := d.nameField.StrOffset(); ok && off+1 < uint64(shared.Len()) &&
-			!shared.LongAt(uint32(off+1)) && !shared.EmptyAt(uint32(off+1)) {
-			return uint32(off + 1)
+		if off := sharedOffset(&d.nameField, shared); off != 0 {
+			return off
 		}
 	}
 	return c.str(d.nm())
+}
+
+// sharedOffset returns the offset in shared, a string table made by
+// btf.NewSharedStrings on .debug_str, of the string of f when f reads it
+// from .debug_str: its offset there plus one. It returns 0 for other forms
+// and for the strings a table on shared must not refer to by offset, the
+// empty string and those longer than BTF allows (which are reported).
+func sharedOffset(f *die.Field, shared *btf.StringTable) uint32 {
+	off, ok := f.StrOffset()
+	if !ok || off+1 >= uint64(shared.Len()) || shared.LongAt(uint32(off+1)) || shared.EmptyAt(uint32(off+1)) {
+		return 0
+	}
+	return uint32(off + 1)
 }
 
 // add appends a record for d, numbered in DIE order, and returns its index.
