@@ -34,6 +34,17 @@ func hashIntTag(t []uint32) uint64 { return combine(hashCommon(t), t[3]) }
 // definitions of its name.
 func hashEnum(t []uint32) uint64 { return combine(0, t[0]) }
 
+// wordsHash hashes all words of a type (FNV-1a, a word at a time), for
+// indexes keyed by a type's whole contents (anonEnums), where combine's
+// weak mixing would make many keys collide.
+func wordsHash(t []uint32) uint64 {
+	h := uint64(14695981039346656037)
+	for _, w := range t {
+		h = (h ^ uint64(w)) * 1099511628211
+	}
+	return h
+}
+
 // hashStruct covers the header and every member's name and offset word, not
 // the member types.
 func hashStruct(t []uint32) uint64 {

@@ -371,12 +371,3 @@ func (a *anonEnums) lookup(d *deduper, t []uint32) (c uint32, ok bool) {
 	}
 	return 0, false
 }
-
-// wordsHash hashes all words of a type (FNV-1a, a word at a time).
-func wordsHash(t []uint32) uint64 {
-	h := uint64(14695981039346656037)
-	for _, w := range t {
-		h = (h ^ uint64(w)) * 1099511628211
-	}
-	return h
-}

@@ -282,7 +282,7 @@ func (e *funcEncoder) addFunc(s *funcState, name string, ret btf.TypeID, argType
 	}
 	// name is the ELF symbol's, which is the DWARF name the candidate was
 	// found by unless it is a true_signature clone's suffixed name.
-	nameOff := uint32(0)
+	var nameOff uint32
 	if name == s.c.str(s.c.name) {
 		nameOff = e.strOff(s.c, s.c.name)
 	} else {
