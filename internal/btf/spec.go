@@ -178,6 +178,27 @@ func (s *Spec) Reserve(types, words int) {
 	}
 }
 
+// PrefaultAhead starts faulting in, on other goroutines, the storage that
+// Reserve set aside for further types, up to window bytes of words (and
+// proportionally fewer offsets) past what is in use: for a Spec that one
+// goroutine fills with many large appends while others wait on it, as the
+// joiner of a kernel's units does (see hugemem.Ahead). The appending
+// goroutine calls advance after its appends and stop once it is done; the
+// Spec's contents are the same as without.
+func (s *Spec) PrefaultAhead(window int) (advance, stop func()) {
+	words := hugemem.StartAhead(s.words, window)
+	offs := hugemem.StartAhead(s.offs, window/8)
+	advance = func() {
+		words.Advance(4 * len(s.words))
+		offs.Advance(4 * len(s.offs))
+	}
+	stop = func() {
+		words.Stop()
+		offs.Stop()
+	}
+	return advance, stop
+}
+
 // SetStrings replaces the string table of a Spec that holds no types yet.
 func (s *Spec) SetStrings(strs *StringTable) {
 	if len(s.offs) != 0 {

@@ -71,6 +71,10 @@ func newOutput(infoSize int) *btf.Spec {
 	return out
 }
 
+// prefaultWindow is how far ahead of the joiner its output is faulted in:
+// room for a few of the largest units, and little memory if unused.
+const prefaultWindow = 8 << 20
+
 // unitDone is a converted unit handed to the joiner: the converter that
 // holds its BTF (returned to the pool once joined) or the error.
 type unitDone struct {
@@ -127,7 +131,12 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 	perUnit := make([][]funcCandidate, n)
 	shifts := make([]btf.TypeID, n)
 	joined := make(chan error, 1)
+	// The joiner writes every unit's types into out; faulting its memory
+	// in on another goroutine keeps the joiner from holding up the
+	// converters on a machine where fresh memory is slow.
+	advance, stopAhead := out.PrefaultAhead(prefaultWindow)
 	go func() {
+		defer stopAhead()
 		var first error
 		for i := range done {
 			r := <-done[i]
@@ -136,6 +145,7 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 			}
 			if first == nil && !r.skipped {
 				shift := out.AppendSpec(r.c.spec)
+				advance()
 				for _, e := range r.vars {
 					e.typ += shift
 					entries = append(entries, e)

@@ -26,3 +26,30 @@ func advise(b []byte) {
 	// A hint only: an error (no THP support, mode "never") changes nothing.
 	syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvHugepage)
 }
+
+// MADV_POPULATE_WRITE (Linux 5.14 and later) and MADV_DONTNEED, the same on
+// every Linux architecture.
+const (
+	madvPopulateWrite = 23
+	madvDontneed      = 4
+)
+
+// pageSize is the smallest page size of the architectures gobtf runs on;
+// madvise wants its start aligned to the real one, which is a multiple.
+const pageSize = 4096
+
+// populate faults in the pages holding b, writable, without changing their
+// contents. It reports false when the kernel refuses.
+func populate(b []byte) bool {
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	start := p &^ (pageSize - 1)
+	end := p + uintptr(len(b))
+	_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvPopulateWrite)
+	return errno == 0
+}
+
+// release gives the n bytes of memory at p (huge-page aligned) back to the
+// system; they read as zero when next touched.
+func release(p, n uintptr) {
+	syscall.Syscall(syscall.SYS_MADVISE, p, n, madvDontneed)
+}

@@ -5,3 +5,7 @@ package hugemem
 const supported = false
 
 func advise(b []byte) {}
+
+func populate(b []byte) bool { return false }
+
+func release(p, n uintptr) {}
