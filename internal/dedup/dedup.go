@@ -178,7 +178,8 @@ type deduper struct {
 	table        candTable
 
 	workers int
-	legacy  bool // Options.Libbpf112
+	legacy  bool   // Options.Libbpf112
+	readSum uint32 // readAhead's sums, kept so that its loads are not elided
 	stats   *Stats
 }
 

@@ -24,7 +24,10 @@ import (
 // relies on; FWDs may have been resolved to definitions.
 func (d *deduper) dedupStructs() error {
 	next := 0 // index of the next struct-like type's hash in structHashes
+	ra := readAhead{words: d.words, offs: d.offs}
+	defer func() { d.readSum += ra.sum }()
 	for id := d.firstID; id < d.count; id++ {
+		ra.upTo(int(id - d.firstID))
 		k := d.kinds[id]
 		if !structLike(k) {
 			continue
