@@ -250,10 +250,26 @@ func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
 		d.kinds[id] = btf.InfoKind(d.typ(id)[1])
 	}
 	d.hypot[0] = unprocessed
-	if err := d.setupOwn(); err != nil {
-		return nil, nil, st, err
+	// The own types' state and the string pass are independent: setupOwn
+	// reads kinds and type references and writes per-type arrays, the
+	// string pass rewrites only name words, which setupOwn never reads.
+	// With more than one worker they run side by side.
+	var setupErr error
+	setupDone := make(chan struct{})
+	overlap := d.parallelism() > 1
+	if overlap {
+		go func() {
+			defer close(setupDone)
+			setupErr = d.setupOwn()
+		}()
+	} else {
+		setupErr = d.setupOwn()
+		close(setupDone)
+		if setupErr != nil {
+			return nil, nil, st, setupErr
+		}
+		timer.done("setup")
 	}
-	timer.done("setup")
 
 	if bi := opts.Base; bi != nil && bi.base == s.Base() && bi.legacy == opts.Libbpf112 {
 		if opts.BaseLastUse {
@@ -273,10 +289,21 @@ func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
 	out := btf.NewSpec(s.Base())
 	out.SetByteOrder(s.ByteOrder())
 	out.SetHeaderLen(s.HeaderLen())
-	if err := d.dedupStrings(s.Strings(), out.Strings()); err != nil {
-		return nil, nil, st, err
+	strErr := d.dedupStrings(s.Strings(), out.Strings())
+	<-setupDone
+	// setupOwn's errors come first, as when the two run one after the
+	// other: they are about the input's structure.
+	if setupErr != nil {
+		return nil, nil, st, setupErr
 	}
-	timer.done("strings")
+	if strErr != nil {
+		return nil, nil, st, strErr
+	}
+	if overlap {
+		timer.done("setup+strings")
+	} else {
+		timer.done("strings")
+	}
 
 	d.hashOwn()
 	timer.done("hash")

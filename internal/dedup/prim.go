@@ -160,13 +160,17 @@ func (d *deduper) hashOwn() {
 	})
 }
 
+// parallelism returns the number of goroutines Options.Workers allows.
+func (d *deduper) parallelism() int {
+	if d.workers <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return d.workers
+}
+
 // parallel calls fn(0) .. fn(n-1) on up to Options.Workers goroutines.
 func (d *deduper) parallel(n int, fn func(int)) {
-	workers := d.workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = max(1, min(workers, n))
+	workers := max(1, min(d.parallelism(), n))
 	next := make(chan int, n)
 	for i := range n {
 		next <- i
