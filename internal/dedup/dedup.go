@@ -305,13 +305,30 @@ func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
 		timer.done("strings")
 	}
 
-	d.hashOwn()
-	timer.done("hash")
-
-	if err := d.dedupPrimitives(); err != nil {
-		return nil, nil, st, err
+	// The struct hashes are first needed by the struct pass; the
+	// primitive pass reads other types' words and writes only canon and
+	// the table, so with more than one worker the hashes are computed
+	// while it runs.
+	if overlap {
+		hashed := make(chan struct{})
+		go func() {
+			defer close(hashed)
+			d.hashOwn()
+		}()
+		err := d.dedupPrimitives()
+		<-hashed
+		if err != nil {
+			return nil, nil, st, err
+		}
+		timer.done("hash+primitives")
+	} else {
+		d.hashOwn()
+		timer.done("hash")
+		if err := d.dedupPrimitives(); err != nil {
+			return nil, nil, st, err
+		}
+		timer.done("primitives")
 	}
-	timer.done("primitives")
 
 	if err := d.dedupStructs(); err != nil {
 		return nil, nil, st, err
