@@ -183,8 +183,10 @@ func (s *Spec) Reserve(types, words int) {
 // proportionally fewer offsets) past what is in use: for a Spec that one
 // goroutine fills with many large appends while others wait on it, as the
 // joiner of a kernel's units does (see hugemem.Ahead). The appending
-// goroutine calls advance after its appends and stop once it is done; the
-// Spec's contents are the same as without.
+// goroutine calls advance after its appends and stop once it is done, and
+// the Spec must not be appended to again before stop has returned (stop
+// gives back the memory past the types); the Spec's contents are the same
+// as without.
 func (s *Spec) PrefaultAhead(window int) (advance, stop func()) {
 	words := hugemem.StartAhead(s.words, window)
 	offs := hugemem.StartAhead(s.offs, window/8)

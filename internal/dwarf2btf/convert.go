@@ -136,7 +136,6 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 	// converters on a machine where fresh memory is slow.
 	advance, stopAhead := out.PrefaultAhead(prefaultWindow)
 	go func() {
-		defer stopAhead()
 		var first error
 		for i := range done {
 			r := <-done[i]
@@ -170,7 +169,13 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 		})
 	}
 	_ = g.Wait()
-	if err := <-joined; err != nil {
+	err := <-joined
+	// Stopped here, by the goroutine that appends next (the function and
+	// section types below), once the joiner has reported its last append:
+	// stopping gives back the memory past the joined types, so it must be
+	// over before anything is appended there.
+	stopAhead()
+	if err != nil {
 		return nil, err
 	}
 	if fs != nil {

@@ -76,6 +76,10 @@ func (a *Ahead) Advance(n int) {
 // whole huge pages it faulted in past the writer's last reported end: they
 // were never written, so they read as zero again afterwards, as they did
 // before, and the process's peak memory does not carry them.
+//
+// Because of that release, nothing may write past the last reported end
+// until Stop has returned: the writer reports every write (Advance) before
+// it hands the array on, and whoever writes next waits for Stop.
 func (a *Ahead) Stop() {
 	if a.mem == nil {
 		return
