@@ -32,6 +32,7 @@ type encodeOptions struct {
 	detached  string // --btf_encode_detached=FILE
 	base      string // --btf_base=FILE
 	jobs      int    // -j, --jobs; 0 means one per CPU
+	jobsGiven bool   // -j was on the command line
 	kabi      string // --kabi_prefix
 	skipDedup bool   // --skip_dedup (gobtf only)
 	stats     bool   // --stats (gobtf only)
@@ -58,7 +59,7 @@ func (o *encodeOptions) register(cmd *cobra.Command) {
 	f.Var(&stringAction{fn: func(v string) { o.setFeatureErr(o.features.ApplyList(v, true)) }}, "btf_features_strict",
 		"like --btf_features, but an unknown feature in `LIST` is an error")
 	boolAction(f, "supported_btf_features", "print the supported --btf_features names and exit", func() { o.showSupported = true })
-	jobs := f.VarPF(&stringAction{fn: o.setJobs}, "jobs", "j", "convert compilation units with `N` workers (bare -j: one per CPU)")
+	jobs := f.VarPF(&stringAction{fn: o.setJobs}, "jobs", "j", "convert compilation units with `N` workers, on at most N CPUs (bare -j: one per CPU)")
 	jobs.NoOptDefVal = "0"
 
 	feat := func(name, usage string, fn func(*dwarf2btf.Features)) {
@@ -101,7 +102,7 @@ func (o *encodeOptions) setJobs(v string) {
 	if n == 0 {
 		n = runtime.NumCPU()
 	}
-	o.jobs = n
+	o.jobs, o.jobsGiven = n, true
 }
 
 // setLangs mirrors pahole: --lang and --lang_exclude share one list (the last
@@ -166,6 +167,15 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 	opts, err := o.options()
 	if err != nil {
 		return err
+	}
+	// -j N also caps the CPUs gobtf runs on at N, as pahole's -j N runs
+	// N threads: besides the N converters there are goroutines that read
+	// the ELF side, join the units, fault memory in and share the
+	// deduplication's work, and with -j1 in a kernel build, where make
+	// runs many encodings at once, they would each take a second CPU.
+	// Without -j, one converter runs and the others may use any CPU.
+	if o.jobsGiven && o.jobs < runtime.GOMAXPROCS(0) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(o.jobs))
 	}
 	path := args[0]
 	if opts.Features.DistilledBase && o.base == "" && o.detached == "" {
@@ -352,7 +362,7 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 		return err
 	}
 	if o.stats {
-		return printEncodeStats(cmd.ErrOrStderr(), &est, baseWait, dst, encoded, time.Since(t), spec)
+		return printEncodeStats(cmd.ErrOrStderr(), opts.Jobs, &est, baseWait, dst, encoded, time.Since(t), spec)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -15,9 +16,11 @@ import (
 // printEncodeStats writes the --stats table of "gobtf -J": each phase's wall
 // time, type and string counts before and after deduplication, and the
 // process's peak resident memory. baseWait is the time spent waiting for
-// the --btf_base, 0 without one.
-func printEncodeStats(w io.Writer, est *dwarf2btf.Stats, baseWait time.Duration, dst *dedup.Stats, encode, write time.Duration, out *btf.Spec) error {
+// the --btf_base, 0 without one. jobs is the number of converters, shown
+// with the number of CPUs the run could use.
+func printEncodeStats(w io.Writer, jobs int, est *dwarf2btf.Stats, baseWait time.Duration, dst *dedup.Stats, encode, write time.Duration, out *btf.Spec) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "converters, CPUs\t%d, %d\t\n", jobs, runtime.GOMAXPROCS(0))
 	row := func(name string, d time.Duration) { fmt.Fprintf(tw, "%s\t%.1f ms\t\n", name, ms(d)) }
 	total := est.Load + est.Convert + baseWait + encode + write
 	row("ELF load", est.Load)

@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -25,13 +28,18 @@ func TestEncodeStats(t *testing.T) {
 	}
 	always := []string{"ELF load", "DWARF decode + convert + join", "dedup: structs", "dedup: refs", "encode", "write", "total", "types", "string bytes", "peak RSS"}
 	const wait = "--btf_base: wait for its preparation"
+	cpus := runtime.GOMAXPROCS(0)
 	for _, tc := range []struct {
 		name string
 		args []string
 		wait bool
+		jobs string // the "converters, CPUs" row's value
 	}{
-		{"standalone", nil, false},
-		{"split", []string{"--btf_base", basePath}, true},
+		{"standalone", nil, false, fmt.Sprintf("1, %d", cpus)},
+		{"split", []string{"--btf_base", basePath}, true, fmt.Sprintf("1, %d", cpus)},
+		// -j N caps the CPUs at N, for the run only.
+		{"-j1", []string{"--jobs=1"}, false, "1, 1"},
+		{"-j2", []string{"--jobs=2"}, false, fmt.Sprintf("2, %d", min(2, cpus))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"-J", "--stats", "--btf_encode_detached=" + filepath.Join(dir, tc.name+".btf")}, tc.args...)
@@ -43,6 +51,12 @@ func TestEncodeStats(t *testing.T) {
 				if !strings.Contains(stderr, row) {
 					t.Errorf("no %q row:\n%s", row, stderr)
 				}
+			}
+			if !regexp.MustCompile(`(?m)^\s*converters, CPUs\s+` + regexp.QuoteMeta(tc.jobs) + `\s*$`).MatchString(stderr) {
+				t.Errorf("no \"converters, CPUs  %s\" row:\n%s", tc.jobs, stderr)
+			}
+			if got := runtime.GOMAXPROCS(0); got != cpus {
+				t.Errorf("GOMAXPROCS is %d after the run, was %d before", got, cpus)
 			}
 			if strings.Contains(stderr, wait) != tc.wait {
 				t.Errorf("%q row present: %v, want %v:\n%s", wait, !tc.wait, tc.wait, stderr)
