@@ -47,13 +47,19 @@ func freshArray(t *testing.T, n int) ([]uint32, func()) {
 	return unsafe.Slice((*uint32)(unsafe.Pointer(&m[0])), n)[:0], func() { syscall.Munmap(m) }
 }
 
-func TestAheadFaultsInAheadOfTheWriterAndKeepsContents(t *testing.T) {
+// skipWithoutPopulate skips the test when the kernel refuses
+// MADV_POPULATE_WRITE, which Ahead needs to do anything.
+func skipWithoutPopulate(t *testing.T) {
+	t.Helper()
 	probe, unmap := freshArray(t, pageSize)
-	ok := populate(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(probe[:1]))), pageSize))
-	unmap()
-	if !ok {
+	defer unmap()
+	if !populate(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(probe[:1]))), pageSize)) {
 		t.Skip("kernel without MADV_POPULATE_WRITE (Linux < 5.14)")
 	}
+}
+
+func TestAheadFaultsInAheadOfTheWriterAndKeepsContents(t *testing.T) {
+	skipWithoutPopulate(t)
 
 	const n = 16 << 20 // 64 MiB of uint32
 	const window = 8 << 20
@@ -102,12 +108,7 @@ func TestAheadFaultsInAheadOfTheWriterAndKeepsContents(t *testing.T) {
 }
 
 func TestAheadStopReturnsUnusedWholeHugePages(t *testing.T) {
-	probe, unmap := freshArray(t, pageSize)
-	ok := populate(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(probe[:1]))), pageSize))
-	unmap()
-	if !ok {
-		t.Skip("kernel without MADV_POPULATE_WRITE (Linux < 5.14)")
-	}
+	skipWithoutPopulate(t)
 	const n = 8 << 20 // 32 MiB
 	s, unmap := freshArray(t, n)
 	defer unmap()

@@ -1,5 +1,5 @@
 // Package hugemem asks the operating system to back the Go heap with huge
-// pages.
+// pages, and to fault memory in ahead of a writer (Ahead).
 //
 // Why: gobtf's memory is mostly a few big, flat arrays (the joined BTF
 // words, dedup's per-type tables, string tables) written front to back into
