@@ -241,34 +241,49 @@ func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
 		}
 		d.baseOffs = b.TypeOffsets()
 	}
-	d.canon = make([]uint32, d.count)
-	d.hypot = make([]uint32, d.count)
-	d.kinds = make([]btf.Kind, d.count)
-	for id := uint32(1); id < d.firstID; id++ {
-		d.canon[id] = id
-		d.hypot[id] = unprocessed
-		d.kinds[id] = btf.InfoKind(d.typ(id)[1])
+	// setup makes the per-type arrays and sets up the state of the base
+	// and own types. It is independent of the base's preparation (which
+	// reads base words and fills the candidate table) and of the string
+	// pass (which rewrites only name words, never read by setupOwn), so
+	// with more than one worker it runs beside them, and the arrays (31 MB
+	// on a vmlinux, a page fault per page where the memory is fresh) are
+	// made off the main path too.
+	setup := func() error {
+		d.canon = make([]uint32, d.count)
+		d.hypot = make([]uint32, d.count)
+		d.kinds = make([]btf.Kind, d.count)
+		for id := uint32(1); id < d.firstID; id++ {
+			d.canon[id] = id
+			d.hypot[id] = unprocessed
+			d.kinds[id] = btf.InfoKind(d.typ(id)[1])
+		}
+		d.hypot[0] = unprocessed
+		return d.setupOwn()
 	}
-	d.hypot[0] = unprocessed
-	// The own types' state and the string pass are independent: setupOwn
-	// reads kinds and type references and writes per-type arrays, the
-	// string pass rewrites only name words, which setupOwn never reads.
-	// With more than one worker they run side by side.
 	var setupErr error
 	setupDone := make(chan struct{})
 	overlap := d.parallelism() > 1
 	if overlap {
 		go func() {
 			defer close(setupDone)
-			setupErr = d.setupOwn()
+			setupErr = setup()
 		}()
 	} else {
-		setupErr = d.setupOwn()
+		setupErr = setup()
 		close(setupDone)
 		if setupErr != nil {
 			return nil, nil, st, setupErr
 		}
 		timer.done("setup")
+	}
+	// setup's errors come first, as when everything runs in order: they
+	// are about the input's structure.
+	fail := func(err error) (*deduper, *btf.Spec, *Stats, error) {
+		<-setupDone
+		if setupErr != nil {
+			err = setupErr
+		}
+		return nil, nil, st, err
 	}
 
 	if bi := opts.Base; bi != nil && bi.base == s.Base() && bi.legacy == opts.Libbpf112 {
@@ -281,7 +296,7 @@ func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
 	} else {
 		d.table.init()
 		if err := d.prepBase(); err != nil {
-			return nil, nil, st, err
+			return fail(err)
 		}
 	}
 	timer.done("base")
@@ -289,18 +304,15 @@ func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
 	out := btf.NewSpec(s.Base())
 	out.SetByteOrder(s.ByteOrder())
 	out.SetHeaderLen(s.HeaderLen())
-	strErr := d.dedupStrings(s.Strings(), out.Strings())
+	if err := d.dedupStrings(s.Strings(), out.Strings()); err != nil {
+		return fail(err)
+	}
 	<-setupDone
-	// setupOwn's errors come first, as when the two run one after the
-	// other: they are about the input's structure.
 	if setupErr != nil {
 		return nil, nil, st, setupErr
 	}
-	if strErr != nil {
-		return nil, nil, st, strErr
-	}
 	if overlap {
-		timer.done("setup+strings")
+		timer.done("setup+strings") // the string pass, and setup's rest
 	} else {
 		timer.done("strings")
 	}
