@@ -35,6 +35,9 @@ type Ahead struct {
 	populated int // bytes from mem's start known faulted in; run's, then Stop's
 }
 
+// populateFunc is populate, replaced by tests of a kernel that refuses it.
+var populateFunc = populate
+
 // populateStep is the most one system call faults in, so that the populator
 // notices a stop or a faster writer soon.
 const populateStep = 4 << 20
@@ -103,7 +106,7 @@ func (a *Ahead) run() {
 		a.populated = max(a.populated, used)
 		for end := min(used+a.window, len(a.mem)); a.populated < end; {
 			n := min(populateStep, end-a.populated)
-			if !populate(a.mem[a.populated : a.populated+n]) {
+			if !populateFunc(a.mem[a.populated : a.populated+n]) {
 				for range a.kick { // unsupported: drain until Stop
 				}
 				return

@@ -152,3 +152,42 @@ func TestAheadSmallOrDisabledIsANoOp(t *testing.T) {
 		})
 	}
 }
+
+// TestAheadWhereThePopulateAdviceIsRefused runs Ahead as on a kernel older
+// than 5.14, which rejects MADV_POPULATE_WRITE: it gives up at the first
+// refusal, Advance and Stop neither block nor fail, and Stop gives nothing
+// back (it faulted nothing in).
+func TestAheadWhereThePopulateAdviceIsRefused(t *testing.T) {
+	calls := 0
+	populateFunc = func([]byte) bool { calls++; return false }
+	defer func() { populateFunc = populate }()
+	const n = 8 << 20
+	s, unmap := freshArray(t, n)
+	defer unmap()
+	for i := range 1 << 20 {
+		s = append(s, uint32(i)+1)
+	}
+	a := StartAhead(s, 16<<20)
+	for range 100 {
+		a.Advance(4 * len(s))
+	}
+	done := make(chan struct{})
+	go func() { a.Stop(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Stop did not return")
+	}
+	if calls != 1 {
+		t.Errorf("populate called %d times, want 1 (give up at the first refusal)", calls)
+	}
+	for i, v := range s {
+		if v != uint32(i)+1 {
+			t.Fatalf("word %d = %d after Stop, written %d", i, v, i+1)
+		}
+	}
+	full := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s[:n]))), 4*n)
+	if c, written := countResident(t, full), 4*len(s)/pageSize; c < written {
+		t.Errorf("%d pages resident, want at least the %d written", c, written)
+	}
+}
