@@ -27,6 +27,11 @@
 //     FUNC_PROTO, FUNC, DECL_TAG.
 //  8. compact: keep one type per class, renumber, rewrite IDs.
 //
+// With more than one worker, passes that touch disjoint state run side by
+// side: the per-type setup beside prepBase and dedupStrings, and hashOwn
+// beside dedupPrimitives; each result is complete before the first pass
+// that reads it starts, so the output is the same.
+//
 // VAR and DATASEC are never merged: each is its own canonical type, as in
 // libbpf.
 //
