@@ -265,28 +265,19 @@ func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
 		d.hypot[0] = unprocessed
 		return d.setupOwn()
 	}
-	var setupErr error
-	setupDone := make(chan struct{})
 	overlap := d.parallelism() > 1
-	if overlap {
-		go func() {
-			defer close(setupDone)
-			setupErr = setup()
-		}()
-	} else {
-		setupErr = setup()
-		close(setupDone)
-		if setupErr != nil {
-			return nil, nil, st, setupErr
+	waitSetup := beside(overlap, setup)
+	if !overlap {
+		if err := waitSetup(); err != nil {
+			return nil, nil, st, err
 		}
 		timer.done("setup")
 	}
 	// setup's errors come first, as when everything runs in order: they
 	// are about the input's structure.
 	fail := func(err error) (*deduper, *btf.Spec, *Stats, error) {
-		<-setupDone
-		if setupErr != nil {
-			err = setupErr
+		if serr := waitSetup(); serr != nil {
+			err = serr
 		}
 		return nil, nil, st, err
 	}
@@ -312,9 +303,8 @@ func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
 	if err := d.dedupStrings(s.Strings(), out.Strings()); err != nil {
 		return fail(err)
 	}
-	<-setupDone
-	if setupErr != nil {
-		return nil, nil, st, setupErr
+	if err := waitSetup(); err != nil {
+		return nil, nil, st, err
 	}
 	if overlap {
 		timer.done("setup+strings") // the string pass, and setup's rest
@@ -326,24 +316,19 @@ func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
 	// primitive pass reads other types' words and writes only canon and
 	// the table, so with more than one worker the hashes are computed
 	// while it runs.
+	waitHash := beside(overlap, func() error { d.hashOwn(); return nil })
+	if !overlap {
+		waitHash()
+		timer.done("hash")
+	}
+	err := d.dedupPrimitives()
+	waitHash()
+	if err != nil {
+		return nil, nil, st, err
+	}
 	if overlap {
-		hashed := make(chan struct{})
-		go func() {
-			defer close(hashed)
-			d.hashOwn()
-		}()
-		err := d.dedupPrimitives()
-		<-hashed
-		if err != nil {
-			return nil, nil, st, err
-		}
 		timer.done("hash+primitives")
 	} else {
-		d.hashOwn()
-		timer.done("hash")
-		if err := d.dedupPrimitives(); err != nil {
-			return nil, nil, st, err
-		}
 		timer.done("primitives")
 	}
 
@@ -368,6 +353,27 @@ func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
 	st.TypesOut = out.NumTypes()
 	st.StringsOut = len(out.Strings().Bytes())
 	return d, out, st, nil
+}
+
+// beside runs fn on a goroutine of its own when overlap is set, else at
+// once, and returns the function that waits for it and returns its error
+// (any number of times).
+func beside(overlap bool, fn func() error) (wait func() error) {
+	var err error
+	done := make(chan struct{})
+	if !overlap {
+		err = fn()
+		close(done)
+	} else {
+		go func() {
+			defer close(done)
+			err = fn()
+		}()
+	}
+	return func() error {
+		<-done
+		return err
+	}
 }
 
 // passTimer records pass durations into a Stats.
