@@ -196,7 +196,9 @@ func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *t
 	c.reset()
 	c.fscratch.prewalked = false
 	fst, walkFuncs := src.(*fastStream)
-	walkFuncs = walkFuncs && fs != nil && tgt.merged == nil
+	// Type units of .debug_types (numbered after fs.units) have no
+	// functions.
+	walkFuncs = walkFuncs && fs != nil && tgt.merged == nil && i < len(fs.units)
 	if walkFuncs {
 		// Step 1 of the function collection reads the unit along with
 		// the type walk (funcScratch.beginWalk).
@@ -326,18 +328,33 @@ func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die
 		return nil, elfErr
 	}
 	units := d.Units()
+	// The type units of .debug_types (DWARF 4) come after the units, each
+	// converted on its own, as those of .debug_info (DWARF 5) are among
+	// them: a type unit's type that no unit refers to is still the
+	// file's (the units copy those they refer to, see typeunits.go).
+	tunits := d.TypeUnits()
+	unitAt := func(i int) *die.Unit {
+		if i >= len(units) {
+			return &tunits[i-len(units)]
+		}
+		return &units[i]
+	}
 	open := func(i int) (dieStream, string) {
-		return newFastStream(d, &units[i]), fmt.Sprintf("unit at .debug_info offset %#x", units[i].Offset)
+		u := unitAt(i)
+		return newFastStream(d, u), fmt.Sprintf("unit at %s offset %#x", u.Section, u.Offset)
 	}
 	fs := &funcSource{data: d, units: units, table: table, machine: f.Machine}
 	n := len(units)
 	merged := n > 0 && mergeUnits(f, d)
+	if !merged {
+		n += len(tunits)
+	}
 	// A unit joined is read no more (its function candidates hold copies
 	// of what encoding needs): its abbreviation table, about 7 bytes per
 	// byte of .debug_abbrev altogether, can go, and later units reuse the
 	// memory. Units read across (merged conversions) are all kept.
 	forget := func(i int) {
-		if !merged {
+		if !merged && i < len(units) {
 			d.Forget(i)
 		}
 	}
@@ -353,7 +370,7 @@ func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die
 		var from uint64 // secs.Info[:from] has been released
 		tgt.doneWith = func(i int) {
 			forget(i)
-			u := &units[i]
+			u := unitAt(i)
 			// In steps of 8 MB: each call costs a TLB flush on every
 			// CPU running the process, whatever its length.
 			if u.Section == die.SecInfo && u.End >= from+8<<20 && u.End <= uint64(len(secs.Info)) {

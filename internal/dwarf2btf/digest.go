@@ -89,6 +89,7 @@ type digest struct {
 
 	declaration   bool   // DW_AT_declaration
 	specification uint64 // DW_AT_specification
+	signature     uint64 // DW_AT_signature of a type unit's stub: its type's DIE
 	external      bool   // DW_AT_external
 
 	location   []byte // DW_AT_location as an expression (exprloc/block forms)

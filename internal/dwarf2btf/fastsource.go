@@ -14,6 +14,10 @@ type fastStream struct {
 	// funcs, when set, also takes every DIE, for step 1 of collectFuncs
 	// (see funcScratch.beginWalk and withFuncs).
 	funcs *funcScratch
+
+	// tu, when the file has type units, walks those the unit refers to
+	// after the unit (see typeunits.go).
+	tu *tuWalk
 }
 
 // withFuncs makes the stream also hand every DIE to s, which beginWalk has
@@ -37,21 +41,46 @@ func newFastStream(d *die.Data, u *die.Unit) *fastStream {
 	s.r.SetLazyStrings(true) // fillDigestFast reads strings with Field.Str
 	s.r.SetFilter(typeWalkKeeps)
 	s.r.Seek(u)
+	if d.HasTypeUnits() {
+		s.tu = newTUWalk(d, u, typeWalkKeeps)
+	}
 	return s
 }
 
+// next decodes the next DIE of the unit, and after the unit's own those of
+// the type units it refers to (without their unit DIEs, so that their types
+// sit at the unit's top level), into d. It returns the DIE's depth.
 func (s *fastStream) next(d *digest) (int, bool, error) {
-	ok, err := s.r.Next(&s.e)
-	if err != nil || !ok {
-		return 0, false, err
+	r := s.r
+	if s.tu.walking() {
+		r = s.tu.r
 	}
-	if s.funcs != nil {
-		if err := s.funcs.visit(&s.e); err != nil {
+	for {
+		ok, err := r.Next(&s.e)
+		if err != nil {
 			return 0, false, err
 		}
+		if !ok {
+			if !s.tu.advance() {
+				return 0, false, nil
+			}
+			r = s.tu.r
+			continue
+		}
+		if s.tu != nil {
+			if s.tu.walking() && s.e.Depth == 0 {
+				continue
+			}
+			s.tu.rewrite(&s.e)
+		}
+		if s.funcs != nil && !s.tu.walking() {
+			if err := s.funcs.visit(&s.e); err != nil {
+				return 0, false, err
+			}
+		}
+		fillDigestFast(d, &s.e)
+		return s.e.Depth, true, nil
 	}
-	fillDigestFast(d, &s.e)
-	return s.e.Depth, true, nil
 }
 
 // Attribute codes (DW_AT_*) the digest reads.
@@ -72,6 +101,7 @@ const (
 	atEncoding      = 0x3e
 	atExternal      = 0x3f
 	atSpecification = 0x47
+	atSignature     = 0x69
 	atType          = 0x49
 	atDataBitOffset = 0x6b
 	atAddrBase      = 0x73
@@ -156,6 +186,10 @@ func fillDigestFast(d *digest, e *die.Entry) {
 		case atSpecification:
 			if f.IsRef() {
 				d.specification = f.Val
+			}
+		case atSignature:
+			if f.IsRef() { // a type unit's type, rewritten by tuWalk
+				d.signature = f.Val
 			}
 		case atExternal:
 			d.external = f.Val != 0

@@ -22,8 +22,9 @@ import (
 // with pahole too; see TestHostileBitFlips in cmd/gobtf.)
 //
 // Seeds are small objects and shared objects compiled from testdata/types
-// with the installed C compilers; the kernel build's features are on, and
-// global_var too, so that every variable is encoded.
+// with the installed C compilers, and objects with type units from
+// testdata/typeunits; the kernel build's features are on, and global_var
+// too, so that every variable is encoded.
 func FuzzEncode(f *testing.F) {
 	src := filepath.Join(testutil.RepoRoot(), "testdata", "types", "basic.c")
 	dir := f.TempDir()
@@ -44,6 +45,19 @@ func FuzzEncode(f *testing.F) {
 			if b, err := os.ReadFile(out); err == nil {
 				f.Add(b)
 			}
+		}
+	}
+	// Type units, which units refer to by signature (see typeunits.go),
+	// in .debug_types and in .debug_info.
+	tu := filepath.Join(testutil.RepoRoot(), "testdata", "typeunits", "typeunits.c")
+	for _, v := range []string{"-gdwarf-4", "-gdwarf-5"} {
+		out := filepath.Join(dir, "seed-tu.o")
+		if err := exec.Command("gcc", "-g", v, "-fdebug-types-section", "-c", "-O0", tu, "-o", out).Run(); err != nil {
+			f.Logf("gcc %s -fdebug-types-section: %v", v, err)
+			continue
+		}
+		if b, err := os.ReadFile(out); err == nil {
+			f.Add(b)
 		}
 	}
 	f.Add([]byte("\x7fELF\x02\x01\x01"))

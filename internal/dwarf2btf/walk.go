@@ -199,6 +199,13 @@ func (c *cuTypes) visit(d *digest, parent *frame, depth int, f *frame) {
 // for its children. DIEs that are not types get a plain frame, so the types
 // defined inside functions are found too, as pahole finds them.
 func (c *cuTypes) visitType(d *digest, f *frame) {
+	if d.signature != 0 {
+		// A stub standing for a type unit's type (see typeunits.go):
+		// references see through it, to the type.
+		d.typ = d.signature
+		c.add(d, recSkip)
+		return
+	}
 	switch d.tag {
 	case tagBaseType:
 		c.baseType(d)

@@ -374,3 +374,7 @@ func endsWithNUL(b []byte) bool { return len(b) > 0 && b[len(b)-1] == 0 }
 func str(b []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
+
+// HasTypeUnits reports whether the file has type units (DWARF 4 .debug_types
+// or DWARF 5 type units), which DW_FORM_ref_sig8 references point into.
+func (d *Data) HasTypeUnits() bool { return len(d.sigs) > 0 }
