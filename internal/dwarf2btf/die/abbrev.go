@@ -19,6 +19,11 @@ type abbrev struct {
 	tag      uint32
 	children bool
 	first, n uint32
+
+	// skipSize is the size of the attribute values of every DIE of this
+	// abbreviation when each of its forms has a size the form alone fixes,
+	// and -1 otherwise: skipAttrs then steps over them in one move.
+	skipSize int32
 }
 
 // abbrevTable is one abbreviation table of .debug_abbrev, stored flatly: all
@@ -64,7 +69,10 @@ func (t *abbrevTable) lookup(code uint64) *abbrev {
 // parseAbbrevTable reads the table starting at off in sec (.debug_abbrev),
 // using sc's buffers (nil: fresh ones) while parsing. Every read is bounded by
 // the section, so bad input ends in an error.
-func parseAbbrevTable(sec []byte, off uint64, sc *abbrevScratch) (*abbrevTable, error) {
+//
+// With lean set, the values of attributes no caller reads (leanSkips) are
+// folded into formSkip steps where their size is fixed (see New).
+func parseAbbrevTable(sec []byte, off uint64, sc *abbrevScratch, lean bool) (*abbrevTable, error) {
 	const name = ".debug_abbrev"
 	if off >= uint64(len(sec)) {
 		return nil, decodeErrf(name, int(min(off, uint64(len(sec)))), "abbreviation table offset %#x out of range", off)
@@ -126,7 +134,11 @@ func parseAbbrevTable(sec []byte, off uint64, sc *abbrevScratch) (*abbrevTable, 
 			}
 			specs = append(specs, s)
 		}
+		if lean {
+			specs = fold(specs, a.first)
+		}
 		a.n = uint32(len(specs)) - a.first
+		a.skipSize = skipSize(specs[a.first:])
 		if code != uint64(len(list))+1 {
 			dense = false
 		}
@@ -164,4 +176,84 @@ func (u *Unit) UsesForm(f Form) bool {
 		}
 	}
 	return false
+}
+
+// formSkip is the pseudo-form of a lean table's step over the values of
+// attributes no caller reads; attrSpec.implicit holds their total size. It
+// lies outside the forms DWARF defines (up to 0x2c, the GNU ones at
+// 0x1f01-0x1f21), so no attribute read from .debug_abbrev can carry it.
+const formSkip Form = 0xff00
+
+// leanSkips reports whether a lean Data steps over attribute attr: the
+// source coordinates of declarations and of inlined calls, and GCC's
+// location views. On a kernel they are about two fifths of all attribute
+// values, and nothing in gobtf reads them.
+func leanSkips(attr uint32) bool {
+	switch attr {
+	case 0x39, 0x3a, 0x3b, // DW_AT_decl_column, decl_file, decl_line
+		0x57, 0x58, 0x59, // DW_AT_call_column, call_file, call_line
+		0x2137, 0x2138: // DW_AT_GNU_locviews, GNU_entry_view
+		return true
+	}
+	return false
+}
+
+// fixedSize returns the size of a value of form f when the form alone fixes
+// it (not the unit's address or offset size), and -1 otherwise.
+func fixedSize(f Form) int {
+	switch f {
+	case FormFlagPresent, FormImplicitConst:
+		return 0
+	case FormData1, FormRef1, FormFlag, FormStrx1, FormAddrx1:
+		return 1
+	case FormData2, FormRef2, FormStrx2, FormAddrx2:
+		return 2
+	case FormStrx3, FormAddrx3:
+		return 3
+	case FormData4, FormRef4, FormStrx4, FormAddrx4, FormRefSup4:
+		return 4
+	case FormData8, FormRef8, FormRefSig8, FormRefSup8:
+		return 8
+	case FormData16:
+		return 16
+	}
+	return -1
+}
+
+// fold rewrites the specs of one abbreviation, specs[first:], for a lean
+// table: each run of attributes to skip whose forms have a fixed size
+// becomes one formSkip step. An attribute to skip with a variable-size
+// form (udata, say) stays, and is decoded as before.
+func fold(specs []attrSpec, first uint32) []attrSpec {
+	out := specs[:first]
+	for _, s := range specs[first:] {
+		sz := fixedSize(s.form)
+		if sz < 0 || !leanSkips(s.attr) {
+			out = append(out, s)
+			continue
+		}
+		if n := len(out); n > int(first) && out[n-1].form == formSkip && int(out[n-1].implicit)+sz <= 0xffff {
+			out[n-1].implicit += uint16(sz)
+			continue
+		}
+		out = append(out, attrSpec{form: formSkip, implicit: uint16(sz)})
+	}
+	return out
+}
+
+// skipSize returns the total size of the values of an abbreviation's specs
+// when every one is fixed by its form, and -1 otherwise.
+func skipSize(specs []attrSpec) int32 {
+	var n int32
+	for _, s := range specs {
+		sz := fixedSize(s.form)
+		if s.form == formSkip {
+			sz = int(s.implicit)
+		}
+		if sz < 0 || n > 1<<24 {
+			return -1
+		}
+		n += int32(sz)
+	}
+	return n
 }

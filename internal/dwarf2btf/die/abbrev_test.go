@@ -27,7 +27,7 @@ func TestAbbrevImplicitLimit(t *testing.T) {
 	}
 	var sc abbrevScratch
 	for _, tt := range tests {
-		tab, err := parseAbbrevTable(table(tt.n), 0, &sc)
+		tab, err := parseAbbrevTable(table(tt.n), 0, &sc, false)
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("%d implicit constants: err = %v, want one containing %q", tt.n, err, tt.wantErr)

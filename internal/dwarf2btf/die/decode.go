@@ -19,14 +19,22 @@ func (r *Reader) decodeAttrs(u *Unit, a *abbrev, p int, e *Entry) (int, error) {
 		e.Fields = make([]Field, n, max(n, 32))
 	}
 	fs := e.Fields[:n]
-	e.Fields = fs
 	e.Sibling = 0
 	b := u.data
 	le := u.d.le
 	var err error
+	k := 0 // fields filled; fewer than specs in a lean table
 	for i := range specs {
 		s := &specs[i]
-		f := &fs[i]
+		if s.form == formSkip {
+			if int(s.implicit) > len(b)-p {
+				return 0, u.trunc(p)
+			}
+			p += int(s.implicit)
+			continue
+		}
+		f := &fs[k]
+		k++
 		f.Attr = s.attr
 		f.Data = nil
 		f.lazy = false
@@ -189,12 +197,19 @@ func (r *Reader) decodeAttrs(u *Unit, a *abbrev, p int, e *Entry) (int, error) {
 		}
 		f.Val = v
 	}
+	e.Fields = fs[:k]
 	return p, nil
 }
 
 // skipAttrs steps over the attribute values of abbreviation a starting at p
 // without decoding them, for walking past children.
 func skipAttrs(u *Unit, a *abbrev, p int) (int, error) {
+	if a.skipSize >= 0 {
+		if int(a.skipSize) > len(u.data)-p {
+			return 0, u.trunc(p)
+		}
+		return p + int(a.skipSize), nil
+	}
 	specs := u.abbrevs.specs[a.first : a.first+a.n]
 	b := u.data
 	var err error
@@ -229,6 +244,8 @@ func skipAttrs(u *Unit, a *abbrev, p int) (int, error) {
 				sz = int(u.AddrSize)
 			}
 		case FormImplicitConst, FormFlagPresent:
+		case formSkip:
+			sz = int(specs[i].implicit)
 		case FormUdata, FormSdata, FormRefUdata, FormStrx, FormAddrx, FormLoclistx, FormRnglistx,
 			FormGNUStrIndex, FormGNUAddrIndex:
 			var ok bool

@@ -97,6 +97,9 @@ func TestFixtures(t *testing.T) {
 			checkTreeWithReadelf(t, d, path, "")
 			checkSkipChildren(t, d, 0)
 			checkFilter(t, d)
+			if !fx.split { // skeleton units have no source coordinates
+				checkLean(t, d, sec)
+			}
 			sigs := checkRefs(t, d, 0)
 			if fx.types && sigs == 0 {
 				t.Error("no DW_FORM_ref_sig8 reference resolved")

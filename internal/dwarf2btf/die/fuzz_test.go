@@ -101,7 +101,8 @@ func TestCorruption(t *testing.T) {
 }
 
 // FuzzDecode mutates .debug_info and .debug_abbrev and runs every decoding
-// path over them; it must never panic or hang, whatever the input.
+// path over them; it must never panic or hang, whatever the input, and lean
+// decoding (Options.Lean) must agree with the full one.
 func FuzzDecode(f *testing.F) {
 	info, abbrev := richUnit()
 	f.Add(info, abbrev)
@@ -123,6 +124,19 @@ func FuzzDecode(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, info, abbrev []byte) {
-		decodeAll(fuzzSections(info, abbrev, sup))
+		s := fuzzSections(info, abbrev, sup)
+		decodeAll(s)
+		// Lean decoding must agree with the full one, errors included.
+		full, err := New(s)
+		if err != nil {
+			return
+		}
+		lean, err := NewWith(s, Options{Lean: true})
+		if err != nil {
+			t.Fatalf("the full Data decodes, the lean one fails: %v", err)
+		}
+		if diff := diffLean(full, lean); diff != "" {
+			t.Fatal(diff)
+		}
 	})
 }
