@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 
@@ -159,13 +160,22 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 		joined <- first
 	}()
 
+	// jobs converters take the units in order. They live as long as the
+	// conversion, not one goroutine a unit: each new goroutine's stack
+	// grew again, copied at every doubling, for each of a kernel's
+	// thousands of units.
 	var g errgroup.Group
-	g.SetLimit(jobs)
-	for i := 0; i < n; i++ {
-		c := <-pool
+	var taken atomic.Int64
+	for range jobs {
 		g.Go(func() error {
-			done[i] <- convertUnit(c, open, i, tgt, fs, opts)
-			return nil
+			for {
+				i := int(taken.Add(1) - 1)
+				if i >= n {
+					return nil
+				}
+				c := <-pool
+				done[i] <- convertUnit(c, open, i, tgt, fs, opts)
+			}
 		})
 	}
 	_ = g.Wait()

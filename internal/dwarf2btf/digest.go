@@ -52,16 +52,31 @@ const (
 // the converter reads, decoded into fixed fields. One digest is reused for every
 // DIE of a walk, so decoding allocates nothing; strings alias the decoder's
 // section data. A field's has* flag tells an absent attribute from a zero one.
+//
+// The fields without pointers sit in the embedded digestScalars, which reset
+// clears whole; the few that hold pointers follow it.
 type digest struct {
+	digestScalars
+
+	name string // DW_AT_name, or "" while nameField holds it unread (see nm)
+	// nameField is DW_AT_name as decoded with lazy strings (valid when
+	// hasNameField is set): most DIEs' names are never read, so their ends
+	// are not looked for.
+	nameField die.Field
+
+	constString string // DW_AT_const_value, string forms (annotations)
+	location    []byte // DW_AT_location as an expression (exprloc/block forms)
+	producer    string // DW_AT_producer (unit DIEs)
+}
+
+// digestScalars are the fields of a digest that hold no pointers.
+type digestScalars struct {
 	off      uint64 // offset of the DIE in .debug_info
 	tag      uint32
 	children bool
 
-	name string // DW_AT_name, or "" while nameField holds it unread (see nm)
-	// nameField is DW_AT_name as decoded with lazy strings: most DIEs'
-	// names are never read, so their ends are not looked for.
-	nameField die.Field
-	lazyName  bool
+	lazyName     bool // nameField holds the name, not yet read into name
+	hasNameField bool // nameField holds this DIE's DW_AT_name
 
 	typ    uint64 // DW_AT_type: offset of the referenced DIE in .debug_info
 	hasTyp bool
@@ -84,26 +99,41 @@ type digest struct {
 	hasCount           bool
 
 	constValue    uint64 // DW_AT_const_value, integer forms (sdata sign-extended)
-	constString   string // DW_AT_const_value, string forms (annotations)
-	hasConstValue bool
+	hasConstValue bool   // DW_AT_const_value, in constValue or constString
 
 	declaration   bool   // DW_AT_declaration
 	specification uint64 // DW_AT_specification
 	signature     uint64 // DW_AT_signature of a type unit's stub: its type's DIE
 	external      bool   // DW_AT_external
 
-	location   []byte // DW_AT_location as an expression (exprloc/block forms)
-	artificial bool   // DW_AT_artificial
+	artificial bool // DW_AT_artificial
 
 	addrBase    uint64 // DW_AT_addr_base (unit DIEs)
 	hasAddrBase bool
 
 	language uint64 // DW_AT_language (unit DIEs)
-	producer string // DW_AT_producer (unit DIEs)
 }
 
-// reset clears d for the next DIE.
-func (d *digest) reset() { *d = digest{} }
+// reset clears d for the next DIE. It runs for every DIE of a walk, and
+// clearing a pointer costs a write barrier while the collector runs (which,
+// with the conversion's GOGC of 10, is much of the time): so the pointer
+// fields are cleared only when set, which few DIEs do but for nameField,
+// which hasNameField guards instead.
+func (d *digest) reset() {
+	d.digestScalars = digestScalars{}
+	if d.name != "" {
+		d.name = ""
+	}
+	if d.constString != "" {
+		d.constString = ""
+	}
+	if d.location != nil {
+		d.location = nil
+	}
+	if d.producer != "" {
+		d.producer = ""
+	}
+}
 
 // nm returns DW_AT_name.
 func (d *digest) nm() string {

@@ -139,7 +139,7 @@ func fillDigestFast(d *digest, e *die.Entry) {
 		f := &e.Fields[i]
 		switch f.Attr {
 		case atName:
-			d.nameField, d.lazyName = *f, true
+			d.nameField, d.lazyName, d.hasNameField = *f, true, true
 		case atType:
 			if f.IsRef() {
 				d.typ, d.hasTyp = f.Val, true

@@ -125,6 +125,10 @@ type funcScratch struct {
 	cUnit     bool  // the unit's language is C
 	declTags  bool  // btf_decl_tag annotations are collected
 	prewalked bool
+	// skipping is set while visit is inside the subtree of a DIE whose
+	// subtree holds nothing collected (skipsFuncs), at depth skipDepth.
+	skipping  bool
+	skipDepth int
 }
 
 func (s *funcScratch) reset(u *funcUnit) {
@@ -140,6 +144,7 @@ func (s *funcScratch) resetWalk() {
 	s.order = s.order[:0]
 	s.outStrs = s.outStrs[:0]
 	s.stack = s.stack[:0]
+	s.skipping = false
 }
 
 // beginWalk prepares step 1 for a unit whose DIEs another walk (the type
@@ -239,6 +244,15 @@ func (s *funcScratch) endWalkUnit() error {
 
 // visit takes the next DIE of the unit in step 1.
 func (s *funcScratch) visit(e *die.Entry) error {
+	// The DIEs below one whose subtree holds nothing collected are passed
+	// over at once: the type walk hands them all to visit, and most of a
+	// kernel's DIEs are struct members and enumerators.
+	if s.skipping {
+		if e.Depth > s.skipDepth {
+			return nil
+		}
+		s.skipping = false
+	}
 	for len(s.stack) > 0 && s.stack[len(s.stack)-1].depth >= e.Depth {
 		if err := s.closeFrame(s.stack[len(s.stack)-1]); err != nil {
 			return err
@@ -255,6 +269,7 @@ func (s *funcScratch) visit(e *die.Entry) error {
 	f := fnFrame{depth: e.Depth}
 	switch {
 	case e.Children && skipsFuncs(e.Tag, s.cUnit):
+		s.skipping, s.skipDepth = true, e.Depth
 	case e.Tag == tagSubprogram:
 		s.subs = append(s.subs, subprogFrom(e))
 		f.kind, f.idx = 1, int32(len(s.subs)-1)

@@ -195,7 +195,7 @@ func (c *cuTypes) str(s string) uint32 {
 // its length check is made without reading the name either, and so is the
 // check for an empty name, which is 0 as with c.str.
 func (c *cuTypes) nameStr(d *digest) uint32 {
-	if shared := c.spec.Strings().Base(); shared != nil {
+	if shared := c.spec.Strings().Base(); shared != nil && d.hasNameField {
 		if off := sharedOffset(&d.nameField, shared); off != 0 {
 			return off
 		}

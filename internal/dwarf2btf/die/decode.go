@@ -60,7 +60,11 @@ func (r *Reader) decodeAttrs(u *Unit, a *abbrev, p int, e *Entry) (int, error) {
 			if len(b)-p < int(u.OffsetSize) {
 				return 0, u.trunc(p)
 			}
-			v = uN(b, p, int(u.OffsetSize), le)
+			if u.OffsetSize == 4 { // uN, which is not inlined
+				v = u32(b, p, le)
+			} else {
+				v = u64(b, p, le)
+			}
 			sec, ends := u.d.sec.Str, u.d.strEnds
 			if form == FormLineStrp {
 				sec, ends = u.d.sec.LineStr, u.d.lineStrEnds

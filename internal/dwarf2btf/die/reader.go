@@ -69,8 +69,13 @@ func (r *Reader) Next(e *Entry) (bool, error) {
 			r.done = true
 			break
 		}
-		code, np, ok := uleb(b, p)
-		if !ok {
+		// uleb's one-byte case by hand: Next is too big for the
+		// compiler to inline it, and almost every code is one byte.
+		var code uint64
+		np, ok := p+1, true
+		if c := b[p]; c < 0x80 {
+			code = uint64(c)
+		} else if code, np, ok = ulebSlow(b, p); !ok {
 			r.done = true
 			return false, u.trunc(p)
 		}
@@ -87,7 +92,10 @@ func (r *Reader) Next(e *Entry) (bool, error) {
 			r.done = true
 			return false, decodeErrf(u.Section.String(), p, "%w %d", errBadAbbrev, code)
 		}
-		e.Offset, e.Tag, e.Children, e.Depth, e.Unit = uint64(p), a.tag, a.children, r.depth, u
+		e.Offset, e.Tag, e.Children, e.Depth = uint64(p), a.tag, a.children, r.depth
+		if e.Unit != u { // a pointer store, with a write barrier while the GC runs
+			e.Unit = u
+		}
 		var err error
 		if r.keep == nil || r.keep(a.tag, r.depth) {
 			np, err = r.decodeAttrs(u, a, np, e)
