@@ -20,6 +20,10 @@ import (
 	"unsafe"
 )
 
+// hugePage is the size of an x86-64 and arm64 (4 KiB granule) huge page,
+// the unit the advised range is trimmed to.
+const hugePage = 2 << 20
+
 // minBytes is the smallest range worth advising: below a few huge pages the
 // faults saved do not pay for the system call and the split mapping.
 const minBytes = 8 << 20
@@ -47,9 +51,10 @@ func Make[T any](n, c int) []T {
 // addresses first, which are these once the collection below has freed
 // them. Memory that is never used again costs address space only. Call it
 // once, early, with an estimate of the peak heap; it does nothing for small
-// n and on systems without the advice.
+// n, on systems without the advice and where huge pages do not pay (see
+// policy.go).
 func PrepareHeap(n int) {
-	if n < minBytes || !supported {
+	if n < minBytes || !supported || !useHuge() {
 		return
 	}
 	b := make([]byte, n)

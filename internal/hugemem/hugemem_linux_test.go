@@ -16,6 +16,7 @@ func TestPrepareHeapAdvisesLaterAllocations(t *testing.T) {
 	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
 		t.Skip("kernel without transparent huge pages")
 	}
+	forceHuge(t, true)
 	PrepareHeap(256 << 20)
 	b := make([]byte, 64<<20)
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))

@@ -4,6 +4,8 @@ package hugemem
 
 const supported = false
 
+func useHuge() bool { return false }
+
 func advise(b []byte) {}
 
 func populate(b []byte) bool { return false }
