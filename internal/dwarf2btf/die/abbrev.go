@@ -185,14 +185,22 @@ func (u *Unit) UsesForm(f Form) bool {
 const formSkip Form = 0xff00
 
 // leanSkips reports whether a lean Data steps over attribute attr: the
-// source coordinates of declarations and of inlined calls, and GCC's
-// location views. On a kernel they are about two fifths of all attribute
-// values, and nothing in gobtf reads them.
+// source coordinates of declarations and of inlined calls, GCC's location
+// views, and a few flags and sizes that BTF has no place for. On a kernel
+// they are about two fifths of all attribute values, and nothing in gobtf
+// reads them.
 func leanSkips(attr uint32) bool {
 	switch attr {
 	case 0x39, 0x3a, 0x3b, // DW_AT_decl_column, decl_file, decl_line
 		0x57, 0x58, 0x59, // DW_AT_call_column, call_file, call_line
-		0x2137, 0x2138: // DW_AT_GNU_locviews, GNU_entry_view
+		0x2137, 0x2138, // DW_AT_GNU_locviews, GNU_entry_view
+		0x12,       // DW_AT_high_pc
+		0x27,       // DW_AT_prototyped
+		0x32,       // DW_AT_accessibility
+		0x7a, 0x7c, // DW_AT_call_all_calls, call_all_tail_calls
+		0x87,           // DW_AT_noreturn
+		0x88,           // DW_AT_alignment
+		0x2116, 0x2117: // DW_AT_GNU_all_tail_call_sites, GNU_all_call_sites
 		return true
 	}
 	return false

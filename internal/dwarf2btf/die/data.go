@@ -104,9 +104,11 @@ type Options struct {
 	// Lean makes every DIE read through the Data leave out the attributes
 	// gobtf never reads, the source coordinates of declarations and inlined
 	// calls (DW_AT_decl_file, decl_line, decl_column, call_file,
-	// call_line, call_column) and GCC's location views
-	// (DW_AT_GNU_locviews, GNU_entry_view), where their forms have a
-	// fixed size: their values are stepped over unread and get no Field.
+	// call_line, call_column), GCC's location views (DW_AT_GNU_locviews,
+	// GNU_entry_view) and a few attributes BTF has no place for
+	// (DW_AT_high_pc, prototyped, accessibility, noreturn, alignment and
+	// the call-site summary flags), where their forms have a fixed size:
+	// their values are stepped over unread and get no Field.
 	// They are about two fifths of a kernel's attribute values, so a walk
 	// that decodes every DIE does about a fifth less work.
 	Lean bool
