@@ -160,25 +160,9 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 		joined <- first
 	}()
 
-	// jobs converters take the units in order. They live as long as the
-	// conversion, not one goroutine a unit: each new goroutine's stack
-	// grew again, copied at every doubling, for each of a kernel's
-	// thousands of units.
-	var g errgroup.Group
-	var taken atomic.Int64
-	for range jobs {
-		g.Go(func() error {
-			for {
-				i := int(taken.Add(1) - 1)
-				if i >= n {
-					return nil
-				}
-				c := <-pool
-				done[i] <- convertUnit(c, open, i, tgt, fs, opts)
-			}
-		})
-	}
-	_ = g.Wait()
+	inOrder(n, jobs, pool, func(i int, c *cuTypes) {
+		done[i] <- convertUnit(c, open, i, tgt, fs, opts)
+	})
 	err := <-joined
 	// Stopped here, by the goroutine that appends next (the function and
 	// section types below), once the joiner has reported its last append:
@@ -195,6 +179,40 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 	}
 	appendDatasecs(out, tgt.elf, entries)
 	return out, nil
+}
+
+// inOrder runs work on units 0 to n-1 on jobs goroutines, which take the
+// units in order, each with a scratch item from pool that work must see
+// returned to pool (the joiner returns them, in unit order).
+//
+// The goroutines live as long as the conversion, not one goroutine a unit:
+// each new goroutine's stack grew again, copied at every doubling, for each
+// of a kernel's thousands of units.
+//
+// Invariant, which keeps it from deadlocking: a goroutine takes an item
+// before it takes a unit, so the lowest unit not yet done is always held by
+// a goroutine that has an item, and the joiner, which waits for that unit,
+// always gets it. Taking the unit first let a goroutine hold the lowest
+// unit while waiting for an item, as another, which had taken the next
+// unit, got the last one: the joiner then waited for the first, which
+// waited for the joiner.
+func inOrder[T any](n, jobs int, pool chan T, work func(i int, c T)) {
+	var g errgroup.Group
+	var taken atomic.Int64
+	for range jobs {
+		g.Go(func() error {
+			for {
+				c := <-pool
+				i := int(taken.Add(1) - 1)
+				if i >= n {
+					pool <- c
+					return nil
+				}
+				work(i, c)
+			}
+		})
+	}
+	_ = g.Wait()
 }
 
 // convertUnit converts unit i with c: its types, its variables and, given a
