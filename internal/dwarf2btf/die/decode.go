@@ -224,20 +224,10 @@ func skipAttrs(u *Unit, a *abbrev, p int) (int, error) {
 				return 0, err
 			}
 		}
-		sz := 0
+		// The forms fixedSize knows need nothing more; the others are
+		// sized by the unit, or stepped over here (sz stays 0).
+		sz := fixedSize(form)
 		switch form {
-		case FormData1, FormRef1, FormFlag, FormStrx1, FormAddrx1:
-			sz = 1
-		case FormData2, FormRef2, FormStrx2, FormAddrx2:
-			sz = 2
-		case FormStrx3, FormAddrx3:
-			sz = 3
-		case FormData4, FormRef4, FormStrx4, FormAddrx4, FormRefSup4:
-			sz = 4
-		case FormData8, FormRef8, FormRefSig8, FormRefSup8:
-			sz = 8
-		case FormData16:
-			sz = 16
 		case FormStrp, FormLineStrp, FormSecOffset, FormStrpSup, FormGNURefAlt, FormGNUStrpAlt:
 			sz = int(u.OffsetSize)
 		case FormAddr:
@@ -247,27 +237,31 @@ func skipAttrs(u *Unit, a *abbrev, p int) (int, error) {
 			if u.Version <= 2 {
 				sz = int(u.AddrSize)
 			}
-		case FormImplicitConst, FormFlagPresent:
 		case formSkip:
 			sz = int(specs[i].implicit)
 		case FormUdata, FormSdata, FormRefUdata, FormStrx, FormAddrx, FormLoclistx, FormRnglistx,
 			FormGNUStrIndex, FormGNUAddrIndex:
+			sz = 0
 			var ok bool
 			if _, p, ok = uleb(b, p); !ok {
 				return 0, u.trunc(p)
 			}
 		case FormString:
+			sz = 0
 			i := bytes.IndexByte(b[p:], 0)
 			if i < 0 {
 				return 0, u.trunc(p)
 			}
 			p += i + 1
 		case FormExprloc, FormBlock, FormBlock1, FormBlock2, FormBlock4:
+			sz = 0
 			if _, p, err = block(u, b, p, form); err != nil {
 				return 0, err
 			}
 		default:
-			return 0, decodeErrf(u.Section.String(), p, "attribute %#x form %#x: %w", specs[i].attr, form, errBadForm)
+			if sz < 0 {
+				return 0, decodeErrf(u.Section.String(), p, "attribute %#x form %#x: %w", specs[i].attr, form, errBadForm)
+			}
 		}
 		if len(b)-p < sz {
 			return 0, u.trunc(p)
