@@ -3,6 +3,7 @@ package hugemem
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -40,8 +41,12 @@ func freePageReporting(dir string) bool {
 		return false
 	}
 	for _, d := range devs {
-		id, err := os.ReadFile(filepath.Join(dir, d.Name(), "device"))
-		if err != nil || strings.TrimSpace(string(id)) != "0x0005" {
+		text, err := os.ReadFile(filepath.Join(dir, d.Name(), "device"))
+		if err != nil {
+			continue
+		}
+		id, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(string(text)), "0x"), 16, 32)
+		if err != nil || id != virtioIDBalloon {
 			continue
 		}
 		feat, err := os.ReadFile(filepath.Join(dir, d.Name(), "features"))
