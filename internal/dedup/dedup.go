@@ -171,6 +171,7 @@ type deduper struct {
 	// the check would need a base FWD resolved (split BTF).
 	hypot            []uint32
 	hypotList        []uint32
+	hypotMerge       []uint32 // the pairs of hypotList mergeHypot looks at
 	hypotAdjustCanon bool
 
 	identSteps int // budget left to the running identicalTypes check

@@ -34,9 +34,16 @@ func (d *deduper) resolveFwd(id uint32) uint32 {
 	return id
 }
 
+// hypotAdd pairs canonical-graph type from with candidate-graph type to.
+// Pairs of which one side is a FWD, STRUCT or UNION are also listed in
+// hypotMerge, in the same order, for mergeHypot: only those can change
+// the canonical map, and they are a fraction of all pairs.
 func (d *deduper) hypotAdd(from, to uint32) {
 	d.hypotList = append(d.hypotList, from)
 	d.hypot[from] = to
+	if fwdOrComposite(d.kinds[from]) || fwdOrComposite(d.kinds[to]) {
+		d.hypotMerge = append(d.hypotMerge, from)
+	}
 }
 
 func (d *deduper) clearHypot() {
@@ -44,6 +51,7 @@ func (d *deduper) clearHypot() {
 		d.hypot[id] = unprocessed
 	}
 	d.hypotList = d.hypotList[:0]
+	d.hypotMerge = d.hypotMerge[:0]
 	d.hypotAdjustCanon = false
 }
 
@@ -83,6 +91,13 @@ func (d *deduper) isEquiv(candID, canonID uint32) (bool, error) {
 	if d.resolve(candID) == d.resolve(canonID) {
 		return true, nil
 	}
+	return d.isEquivUnsettled(candID, canonID)
+}
+
+// isEquivUnsettled is isEquiv for a pair whose two sides are known not to
+// share a representative: one settled has answered no for, most of the
+// pairs of the walk. It saves resolving both sides again.
+func (d *deduper) isEquivUnsettled(candID, canonID uint32) (bool, error) {
 	canonID = d.resolveFwd(canonID)
 	if h := d.hypot[canonID]; h <= maxTypeID {
 		if h == candID {
@@ -132,7 +147,7 @@ func (d *deduper) isEquiv(candID, canonID uint32) (bool, error) {
 		if d.settled(ct[2], nt[2]) {
 			return true, nil
 		}
-		return d.isEquiv(ct[2], nt[2])
+		return d.isEquivUnsettled(ct[2], nt[2])
 	case btf.KindArray:
 		if !compatArray(ct, nt) {
 			return false, nil
@@ -149,7 +164,7 @@ func (d *deduper) isEquiv(candID, canonID uint32) (bool, error) {
 			if d.settled(ct[j], nt[j]) {
 				continue
 			}
-			if eq, err := d.isEquiv(ct[j], nt[j]); !eq || err != nil {
+			if eq, err := d.isEquivUnsettled(ct[j], nt[j]); !eq || err != nil {
 				return eq, err
 			}
 		}
@@ -165,7 +180,7 @@ func (d *deduper) isEquiv(candID, canonID uint32) (bool, error) {
 			if d.settled(ct[j], nt[j]) {
 				continue
 			}
-			if eq, err := d.isEquiv(ct[j], nt[j]); !eq || err != nil {
+			if eq, err := d.isEquivUnsettled(ct[j], nt[j]); !eq || err != nil {
 				return eq, err
 			}
 		}
@@ -260,12 +275,9 @@ func (d *deduper) identicalTypes(id1, id2 uint32, depth int) bool {
 //
 // Only FWDs, structs and unions take part, and resolving never changes any
 // other kind (a representative has its type's kind, but for a FWD's), so
-// pairs of other kinds, most of them, are passed over unresolved.
+// pairs of other kinds, most of them, are not even listed (hypotMerge).
 func (d *deduper) mergeHypot() {
-	for _, canonT := range d.hypotList {
-		if !fwdOrComposite(d.kinds[canonT]) && !fwdOrComposite(d.kinds[d.hypot[canonT]]) {
-			continue
-		}
+	for _, canonT := range d.hypotMerge {
 		tID := d.resolve(d.hypot[canonT])
 		cID := d.resolve(canonT)
 		tk, ck := d.kindOf(tID), d.kindOf(cID)
