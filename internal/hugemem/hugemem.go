@@ -4,12 +4,14 @@
 // Why: gobtf's memory is mostly a few big, flat arrays (the joined BTF
 // words, dedup's per-type tables, string tables) written front to back into
 // memory the process has never touched, so each 4 KiB page costs a page
-// fault on first touch. On virtual machines a fault is an exit to the
-// hypervisor: on the 2-core VM gobtf's benchmark runs on, touching 400 MB a
-// 4 KiB page at a time takes about 1.4 s, and 0.03 to 0.7 s in 2 MiB pages.
+// fault on first touch. Where the hypervisor shadows the guest's page
+// tables, a fault is an exit to it: on such a 2-core VM, touching 400 MB a
+// 4 KiB page at a time took about 1.4 s, and 0.03 to 0.7 s in 2 MiB pages.
 // Linux's default transparent-huge-page mode, "madvise", gives huge pages
 // only to the ranges that ask for them, and the Go runtime does not ask for
-// its heap.
+// its heap. Where fresh huge pages cost more than the small faults they
+// replace (a guest with free page reporting and cheap faults), nothing is
+// asked for: see policy.go.
 //
 // Advice is only a hint: it never changes what memory reads, and where it is
 // unsupported or refused the memory keeps small pages.
@@ -28,7 +30,8 @@ const hugePage = 2 << 20
 // faults saved do not pay for the system call and the split mapping.
 const minBytes = 8 << 20
 
-// Make returns make([]T, n, c), advised for huge pages when it is large. T
+// Make returns make([]T, n, c), advised for huge pages when it is large and
+// they pay here (policy.go). T
 // must hold no pointers. Only memory fresh from the system is untouched
 // until used: made after PrepareHeap, a large slice reuses the prepared
 // memory, which the runtime then clears whole, capacity included.
