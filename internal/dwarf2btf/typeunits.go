@@ -62,8 +62,9 @@ func (t *tuWalk) advance() bool {
 // rewrite turns the signature references of e into plain references to the
 // type's DIE (tagged when it is in .debug_types), queueing the type units
 // they point into, and tags e's offset and references when e lies in
-// .debug_types (also when the unit converted is a type unit there). A signature no type unit has is left as it is, unresolved,
-// as a reference to a DIE that is not there would be.
+// .debug_types (also when the unit converted is a type unit there). A
+// signature no type unit has is left as it is, unresolved, as a reference
+// to a DIE that is not there would be.
 func (t *tuWalk) rewrite(e *die.Entry) {
 	inTypes := t.sec == die.SecTypes
 	if inTypes {
