@@ -105,7 +105,7 @@ func (d *deduper) setupOwn() error {
 	chunks := (n + ownChunk - 1) / ownChunk
 	counts := make([]int, chunks+1)
 	errs := make([]error, chunks)
-	d.parallel(chunks, func(c int) {
+	d.parallelOn(d.besideWorkers(), chunks, func(c int) {
 		lo, hi := c*ownChunk, min(n, (c+1)*ownChunk)
 		cnt := 0
 		for i := lo; i < hi; i++ {
@@ -144,7 +144,7 @@ func (d *deduper) hashOwn() {
 	n := len(d.offs)
 	chunks := len(d.structStarts) - 1
 	d.structHashes = make([]uint64, d.structStarts[chunks])
-	d.parallel(chunks, func(c int) {
+	d.parallelOn(d.besideWorkers(), chunks, func(c int) {
 		k := d.structStarts[c]
 		for i := c * ownChunk; i < min(n, (c+1)*ownChunk); i++ {
 			t := span(d.words, d.offs, i)
@@ -168,9 +168,20 @@ func (d *deduper) parallelism() int {
 	return d.workers
 }
 
+// besideWorkers is the number of goroutines for the work that runs beside a
+// serial pass (setupOwn beside the string pass, hashOwn beside the primitive
+// pass): one fewer than parallelism allows, so that the serial pass, which
+// is on the critical path, keeps a CPU of its own. With two CPUs, setupOwn
+// on two goroutines beside the string pass made both slower: 103-117 ms for
+// the two, where each alone takes about 77 ms.
+func (d *deduper) besideWorkers() int { return max(1, d.parallelism()-1) }
+
 // parallel calls fn(0) .. fn(n-1) on up to Options.Workers goroutines.
-func (d *deduper) parallel(n int, fn func(int)) {
-	workers := max(1, min(d.parallelism(), n))
+func (d *deduper) parallel(n int, fn func(int)) { d.parallelOn(d.parallelism(), n, fn) }
+
+// parallelOn calls fn(0) .. fn(n-1) on up to workers goroutines.
+func (d *deduper) parallelOn(workers, n int, fn func(int)) {
+	workers = max(1, min(workers, n))
 	next := make(chan int, n)
 	for i := range n {
 		next <- i
