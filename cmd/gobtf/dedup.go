@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
-	"syscall"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -55,12 +55,15 @@ func runDedup(cmd *cobra.Command, basePath, in, out string, stats bool) error {
 		}
 	}
 	hugemem.PrepareHeap(heapEstimate(in, basePath))
-	data, release, err := mapInput(in)
+	input, err := openInput(in)
 	if err != nil {
 		return err
 	}
-	defer release()
-	spec, err := btf.ParseInPlace(data, base)
+	defer input.release()
+	spec, err := btf.ParseInPlaceLoading(input.data, base, input.ready)
+	if lerr := input.wait(); lerr != nil {
+		return fmt.Errorf("%s: %w", in, lerr)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}
@@ -90,33 +93,48 @@ func runDedup(cmd *cobra.Command, basePath, in, out string, stats bool) error {
 	return nil
 }
 
-// mapInput returns the BTF bytes of the file at path. Raw BTF is mapped
-// privately into memory rather than read: deduplication rewrites it in place
-// (copy-on-write, the file is not changed) and a mapping of a cached file
-// costs far less than filling fresh memory. ELF input is read and its .BTF
-// section extracted. release unmaps.
-func mapInput(path string) (data []byte, release func(), err error) {
+// inputBTF is the BTF of a dedup input file, possibly still loading.
+type inputBTF struct {
+	data    []byte
+	ready   func(end int) int // as btf.ParseInPlaceLoading wants it; nil: data is complete
+	wait    func() error      // waits until data is complete; the first read error
+	release func()            // waits, then frees data
+}
+
+// openInput returns the BTF bytes of the file at path. Raw BTF is loaded
+// into fresh private memory, which deduplication rewrites in place, by
+// several goroutines while the caller parses it (see loading). ELF input is
+// read and its .BTF section extracted.
+func openInput(path string) (*inputBTF, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, nil, err
+		f.Close()
+		return nil, err
 	}
 	var magic [4]byte
 	n, _ := f.ReadAt(magic[:], 0)
-	if fi.Size() == 0 || fi.Size() > 1<<31 || elfio.IsELF(magic[:n]) || !fi.Mode().IsRegular() {
-		data, err := elfio.ReadBTF(path)
-		return data, func() {}, err
+	var l *loading
+	if fi.Size() > 0 && fi.Size() <= 1<<31 && !elfio.IsELF(magic[:n]) && fi.Mode().IsRegular() {
+		l, err = startLoading(f, int(fi.Size()), loadWorkers())
 	}
-	m, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_POPULATE)
-	if err != nil {
+	if l == nil || err != nil {
+		f.Close()
 		data, err := elfio.ReadBTF(path)
-		return data, func() {}, err
+		if err != nil {
+			return nil, err
+		}
+		return &inputBTF{data: data, wait: func() error { return nil }, release: func() {}}, nil
 	}
-	return m, func() { syscall.Munmap(m) }, nil
+	wait := sync.OnceValue(func() error {
+		err := l.wait()
+		f.Close()
+		return err
+	})
+	return &inputBTF{data: l.data, ready: l.ready, wait: wait, release: func() { wait(); l.release() }}, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,6 +1,9 @@
 package btf
 
-import "unsafe"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
 // ParseInPlace decodes a BTF blob like [Parse] but, when it can, without
 // copying it: if the blob is in the host's byte order and its type section
@@ -13,6 +16,31 @@ import "unsafe"
 // It suits large inputs that are read once and discarded, e.g. a memory-
 // mapped vmlinux BTF that is about to be deduplicated in place.
 func ParseInPlace(data []byte, base *Spec) (*Spec, error) {
+	return ParseInPlaceLoading(data, base, nil)
+}
+
+// ParseInPlaceLoading is ParseInPlace for a blob that is still being loaded,
+// front to back, while it is parsed, so that the parse of the types overlaps
+// the reading of the file. ready(end) must wait until data[:end] holds the
+// blob's bytes and return how many leading bytes do (at least end, at most
+// len(data)); a nil ready means data is complete. It is called with growing
+// ends, and with len(data) before the Spec is returned, so that the Spec
+// never aliases bytes not yet loaded.
+func ParseInPlaceLoading(data []byte, base *Spec, ready func(end int) int) (*Spec, error) {
+	if ready == nil {
+		ready = func(int) int { return len(data) }
+	}
+	avail := ready(min(len(data), 8))
+	if len(data) >= 8 {
+		// ParseHeader reads the whole header, whose length is in it.
+		hl := int(binary.LittleEndian.Uint32(data[4:]))
+		if binary.BigEndian.Uint16(data) == Magic {
+			hl = int(binary.BigEndian.Uint32(data[4:]))
+		}
+		if hl > avail {
+			avail = ready(min(len(data), max(hl, HeaderLen)))
+		}
+	}
 	h, order, err := ParseHeader(data)
 	if err != nil {
 		return nil, err
@@ -20,6 +48,7 @@ func ParseInPlace(data []byte, base *Spec) (*Spec, error) {
 	body := data[h.HdrLen:]
 	tsec := body[h.TypeOff : h.TypeOff+h.TypeLen]
 	if order != hostOrder || len(tsec) == 0 || uintptr(unsafe.Pointer(&tsec[0]))%4 != 0 {
+		ready(len(data))
 		return Parse(data, base)
 	}
 	ssec := body[h.StrOff : h.StrOff+h.StrLen : h.StrOff+h.StrLen]
@@ -34,8 +63,14 @@ func ParseInPlace(data []byte, base *Spec) (*Spec, error) {
 	s.strs = newStringTableFrom(baseStrs, ssec)
 	n := len(tsec) / 4
 	s.words = unsafe.Slice((*uint32)(unsafe.Pointer(&tsec[0])), n)[:n:n]
-	if err := s.indexTypes(typeStart); err != nil {
+	// wordsReady converts ready's bytes of the blob to words of the type
+	// section.
+	wordsReady := func(w int) int {
+		return (ready(min(len(data), typeStart+4*w)) - typeStart) / 4
+	}
+	if err := s.indexTypesLoading(typeStart, wordsReady); err != nil {
 		return nil, err
 	}
+	ready(len(data))
 	return s, nil
 }

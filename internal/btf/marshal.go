@@ -150,7 +150,19 @@ func Parse(data []byte, base *Spec) (*Spec, error) {
 // every kind is known and every type's trailing data fits in the section.
 // typeStart is the type section's offset in the blob, for error offsets.
 func (s *Spec) indexTypes(typeStart int) error {
+	return s.indexTypesLoading(typeStart, nil)
+}
+
+// indexTypesLoading is indexTypes over a word stream that is still being
+// loaded: ready(w), when not nil, waits until the first w words are in and
+// returns how many are. Only a type's header words are read here; its
+// trailing words are only counted.
+func (s *Spec) indexTypesLoading(typeStart int, ready func(w int) int) error {
 	n := len(s.words)
+	avail := n
+	if ready != nil {
+		avail = 0
+	}
 	// A type takes at least 3 words; size the index for the common average
 	// of about 10 words per type and let append grow it when needed.
 	s.offs = make([]uint32, 0, n/8+1)
@@ -158,6 +170,9 @@ func (s *Spec) indexTypes(typeStart int) error {
 		id := s.firstID + TypeID(len(s.offs))
 		if n-i < headerWords {
 			return formatErr(typeStart+4*i, "type %d: truncated header (%d of 12 bytes)", id, 4*(n-i))
+		}
+		if i+headerWords > avail {
+			avail = ready(i + headerWords)
 		}
 		info := s.words[i+1]
 		k := InfoKind(info)
