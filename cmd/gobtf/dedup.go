@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -73,6 +74,12 @@ func runDedup(cmd *cobra.Command, basePath, in, out string, stats bool) error {
 		return fmt.Errorf("%s: %w", in, err)
 	}
 	deduped := time.Now()
+	// What is left allocates little but the output's bytes, and a
+	// collection started by that allocation marked the 80 MB heap on the
+	// other CPU while the output was written: writing took 23-29 ms with
+	// two CPUs, 11 ms with one. Nothing allocated from here on needs
+	// collecting before the command ends.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	if err := os.WriteFile(out, res.Marshal(spec.ByteOrder()), 0o644); err != nil {
 		return err
 	}
