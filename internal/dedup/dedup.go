@@ -183,6 +183,11 @@ type deduper struct {
 	structStarts []int // per chunk of ownChunk types: index of its first hash
 	table        candTable
 
+	// The own FWDs that the primitive pass made representatives, and the
+	// own structs and unions that the struct pass did, in ID order: what
+	// resolveFwds looks at, without going over every type twice.
+	fwdReps, compReps []uint32
+
 	workers int
 	legacy  bool   // Options.Libbpf112
 	readSum uint32 // readAhead's sums, kept so that its loads are not elided

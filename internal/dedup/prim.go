@@ -330,6 +330,9 @@ func (d *deduper) dedupPrimitives() error {
 		d.canon[id] = newID
 		if newID == id {
 			d.table.add(h, id)
+			if d.kinds[id] == btf.KindFwd {
+				d.fwdReps = append(d.fwdReps, id)
+			}
 			if isAnyEnum(t) && t[0] == 0 {
 				anon.enter(id, t)
 			}

@@ -71,6 +71,9 @@ func (d *deduper) dedupStructs() error {
 		d.canon[id] = newID
 		if newID == id {
 			d.table.add(h, id)
+			if k != btf.KindTypedef {
+				d.compReps = append(d.compReps, id)
+			}
 		}
 	}
 	return nil
@@ -82,16 +85,22 @@ func (d *deduper) dedupStructs() error {
 // It catches FWDs that were never part of a graph compared with a
 // definition, e.g. "struct foo *p" in a unit that never defines foo.
 //
+// Only the base types and the lists compReps and fwdReps are looked at: an
+// own struct or union that is its own representative was made one by the
+// struct pass, and an own FWD by the primitive pass, and no pass makes a
+// mapped type a representative again, so the lists hold every candidate
+// (each is checked again, as a list entry may have been mapped since).
+//
 // Established: no representative FWD remains for which exactly one
 // same-named, same-kind definition exists (where the name is shared by a
 // struct and a union, nothing is resolved).
 func (d *deduper) resolveFwds() {
 	const ambiguous = 0
 	names := make(map[uint32]uint32)
-	for id := uint32(1); id < d.count; id++ {
+	enter := func(id uint32) {
 		k := d.kinds[id]
 		if k != btf.KindStruct && k != btf.KindUnion || d.canon[id] != id {
-			continue
+			return
 		}
 		t := d.typ(id)
 		if _, dup := names[t[0]]; dup {
@@ -100,8 +109,14 @@ func (d *deduper) resolveFwds() {
 			names[t[0]] = id
 		}
 	}
-	for id := d.firstID; id < d.count; id++ {
-		if d.kinds[id] != btf.KindFwd || d.canon[id] != id {
+	for id := uint32(1); id < d.firstID; id++ {
+		enter(id)
+	}
+	for _, id := range d.compReps {
+		enter(id)
+	}
+	for _, id := range d.fwdReps {
+		if d.canon[id] != id {
 			continue
 		}
 		t := d.typ(id)
