@@ -38,7 +38,7 @@ func ParseInPlaceLoading(data []byte, base *Spec, ready func(end int) int) (*Spe
 			hl = int(binary.BigEndian.Uint32(data[4:]))
 		}
 		if hl > avail {
-			avail = ready(min(len(data), max(hl, HeaderLen)))
+			ready(min(len(data), max(hl, HeaderLen)))
 		}
 	}
 	h, order, err := ParseHeader(data)
