@@ -66,3 +66,10 @@ func PrepareHeap(n int) {
 	b = nil
 	runtime.GC()
 }
+
+// Populate faults in the pages holding b, writable, in one system call
+// where the kernel can (Linux 5.14 and later), without changing what b
+// holds, and reports whether it did. Memory about to be filled is cheaper
+// to populate first than to fault in page by page as it is written: for
+// 130 MB read from a file, 64-70 ms against 87-100 ms here.
+func Populate(b []byte) bool { return len(b) > 0 && populate(b) }

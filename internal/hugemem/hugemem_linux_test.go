@@ -2,9 +2,11 @@ package hugemem
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
 )
@@ -56,4 +58,52 @@ func vmFlags(addr uintptr) (string, error) {
 		return "", err
 	}
 	return "", fmt.Errorf("no mapping holds %#x", addr)
+}
+
+// TestPopulate checks that Populate keeps what memory holds, faults in
+// fresh memory (Linux 5.14 and later), and refuses nothing it is given.
+func TestPopulate(t *testing.T) {
+	if Populate(nil) {
+		t.Error("Populate(nil) reported work done")
+	}
+	fresh, err := syscall.Mmap(-1, 0, 1<<20, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(fresh)
+	written := make([]byte, 3*4096+5)
+	for i := range written {
+		written[i] = byte(i * 7)
+	}
+	want := append([]byte(nil), written...)
+	for _, tt := range []struct {
+		name string
+		b    []byte
+	}{
+		{"fresh mapping", fresh},
+		{"unaligned part of a mapping", fresh[100 : 4096*3+1]},
+		{"Go heap with contents", written[1:]},
+	} {
+		if !Populate(tt.b) {
+			t.Errorf("%s: Populate refused (kernel older than 5.14?)", tt.name)
+		}
+	}
+	if !bytes.Equal(written, want) {
+		t.Error("Populate changed the contents of memory")
+	}
+	// Resident without having been touched: the kernel faulted it in.
+	vec := make([]byte, len(fresh)/4096)
+	if _, _, errno := syscall.Syscall(syscall.SYS_MINCORE, uintptr(unsafe.Pointer(&fresh[0])), uintptr(len(fresh)), uintptr(unsafe.Pointer(&vec[0]))); errno != 0 {
+		t.Fatal(errno)
+	}
+	for i, v := range vec {
+		if v&1 == 0 {
+			t.Fatalf("page %d of the fresh mapping is not resident after Populate", i)
+		}
+	}
+	for i, c := range fresh {
+		if c != 0 {
+			t.Fatalf("fresh memory reads %d at %d after Populate", c, i)
+		}
+	}
 }
