@@ -90,8 +90,7 @@ func (f *File) relocCuts(t *relocTable, size, parts int) []relocCut {
 	n := t.len()
 	cuts := []relocCut{{0, 0}}
 	parts = min(parts, n/minRelocPiece)
-	bo := f.ByteOrder
-	offAt := func(i int) uint64 { off, _, _, _ := t.entry(bo, i); return off }
+	offAt := func(i int) uint64 { off, _, _, _ := t.entry(i); return off }
 	for j := 1; j < parts; j++ {
 		k := max(j*n/parts, cuts[len(cuts)-1].entry+1)
 		for k < n && offAt(k) < offAt(k-1)+maxFixedField {
