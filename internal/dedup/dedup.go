@@ -30,7 +30,9 @@
 // With more than one worker, passes that touch disjoint state run side by
 // side: the per-type setup beside prepBase and dedupStrings, and hashOwn
 // beside dedupPrimitives; each result is complete before the first pass
-// that reads it starts, so the output is the same.
+// that reads it starts, so the output is the same. The reference pass runs
+// on regions of units in parallel and merges them in order (refsplit.go),
+// with the serial pass's result.
 //
 // VAR and DATASEC are never merged: each is its own canonical type, as in
 // libbpf.
@@ -54,7 +56,8 @@
 // and module test data it is byte-identical to libbpf's). Current libbpf is
 // followed by default; Options.Libbpf112 selects the behaviour of libbpf
 // 1.1.2 where the two differ (legacy.go). Nothing depends on goroutine
-// scheduling: the parallel parts compute per-type values only.
+// scheduling: the parallel parts compute per-type values, or (the
+// reference pass) per-region results merged in region order.
 package dedup
 
 import (
@@ -188,6 +191,14 @@ type deduper struct {
 	// resolveFwds looks at, without going over every type twice.
 	fwdReps, compReps []uint32
 
+	// split is the plan of a parallel reference pass (refsplit.go), nil
+	// when the pass is serial.
+	split *refSplit
+
+	// The IDs a walk of the reference pass may process: all own IDs, or
+	// a region's (refsplit.go).
+	regionLo, regionHi uint32
+
 	workers int
 	legacy  bool   // Options.Libbpf112
 	readSum uint32 // readAhead's sums, kept so that its loads are not elided
@@ -239,6 +250,7 @@ func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
 	timer := newPassTimer(st)
 
 	d := &deduper{firstID: s.FirstID(), count: s.TypeCount() + 1, workers: opts.Workers, legacy: opts.Libbpf112, stats: st}
+	d.regionLo, d.regionHi = d.firstID, d.count
 	words := s.Words()
 	if !opts.InPlace {
 		words = append([]uint32(nil), words...)
@@ -269,6 +281,7 @@ func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
 			d.kinds[id] = btf.InfoKind(d.typ(id)[1])
 		}
 		d.hypot[0] = unprocessed
+		d.planRefSplit()
 		return d.setupOwn()
 	}
 	overlap := d.parallelism() > 1

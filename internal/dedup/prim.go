@@ -123,11 +123,16 @@ func (d *deduper) setupOwn() error {
 			}
 		}
 		counts[c+1] = cnt
-		errs[c] = d.checkRefs(lo, hi)
+		errs[c] = d.checkRefs(c, lo, hi)
 	})
 	for _, err := range errs {
 		if err != nil {
 			return err
+		}
+	}
+	if d.split != nil {
+		if !d.split.holds() {
+			d.split = nil
 		}
 	}
 	for c := 1; c <= chunks; c++ {
@@ -200,42 +205,93 @@ func (d *deduper) parallelOn(workers, n int, fn func(int)) {
 	wg.Wait()
 }
 
-// checkRefs checks that own types lo..hi-1 reference existing types only.
-func (d *deduper) checkRefs(lo, hi int) error {
-	for i := lo; i < hi; i++ {
-		t := span(d.words, d.offs, i)
-		first, step := 0, 0 // positions of the type IDs: t[2] and/or from first on
-		ref2 := false
-		switch btf.InfoKind(t[1]) {
-		case btf.KindPtr, btf.KindTypedef, btf.KindVolatile, btf.KindConst, btf.KindRestrict,
-			btf.KindFunc, btf.KindVar, btf.KindDeclTag, btf.KindTypeTag:
-			ref2 = true
-		case btf.KindArray:
-			first, step = 3, 1
-		case btf.KindStruct, btf.KindUnion:
-			first, step = 4, 3
-		case btf.KindFuncProto:
-			ref2, first, step = true, 4, 2
-		case btf.KindDatasec:
-			first, step = 3, 3
+// checkRefs checks that own types lo..hi-1 (chunk c) reference existing
+// types only, and where the reference pass is to be split, that no
+// reference type references one of a later region (refsplit.go).
+func (d *deduper) checkRefs(c, lo, hi int) error {
+	sp := d.split
+	if sp == nil {
+		return d.checkRange(lo, hi)
+	}
+	for r := sp.regionOf(lo); r < len(sp.starts) && sp.starts[r] < hi; r++ {
+		from := max(lo, sp.starts[r])
+		if r+1 == len(sp.starts) {
+			return d.checkRange(from, hi) // the last region may reference anything
 		}
-		bad := ref2 && t[2] >= d.count
-		if step != 0 {
-			end := len(t)
-			if btf.InfoKind(t[1]) == btf.KindArray {
-				end = 5
-			}
-			for j := first; j < end; j += step {
-				if t[j] >= d.count {
-					bad = true
-				}
-			}
-		}
-		if bad {
-			return fmt.Errorf("dedup: type %d references a type beyond the last type %d", d.firstID+uint32(i), d.count-1)
+		to := min(hi, sp.starts[r+1])
+		if err := d.checkRangeSplit(c, from, to, d.firstID+uint32(sp.starts[r+1])); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// checkRange checks that own types lo..hi-1 reference existing types only.
+func (d *deduper) checkRange(lo, hi int) error {
+	for i := lo; i < hi; i++ {
+		t := span(d.words, d.offs, i)
+		ref2, first, step, stop := refPositions(t)
+		bad := ref2 && t[2] >= d.count
+		for j := first; j < stop; j += step {
+			if t[j] >= d.count {
+				bad = true
+			}
+		}
+		if bad {
+			return d.beyondLast(i)
+		}
+	}
+	return nil
+}
+
+// checkRangeSplit is checkRange for types of a region that ends before ID
+// end, which also marks chunk c bad where a reference type references a
+// reference type at or after end. The kinds are looked up only for such
+// references, which converted BTF does not have.
+func (d *deduper) checkRangeSplit(c, lo, hi int, end uint32) error {
+	for i := lo; i < hi; i++ {
+		t := span(d.words, d.offs, i)
+		ref2, first, step, stop := refPositions(t)
+		var top uint32 // the highest ID referenced
+		if ref2 {
+			top = t[2]
+		}
+		for j := first; j < stop; j += step {
+			top = max(top, t[j])
+		}
+		if top >= d.count {
+			return d.beyondLast(i)
+		}
+		if top >= end && d.refPassKind(btf.InfoKind(t[1])) {
+			if _, h, ok := d.refSpan(t); ok && d.firstID+uint32(h) >= end {
+				d.split.bad[c] = true
+			}
+		}
+	}
+	return nil
+}
+
+func (d *deduper) beyondLast(i int) error {
+	return fmt.Errorf("dedup: type %d references a type beyond the last type %d", d.firstID+uint32(i), d.count-1)
+}
+
+// refPositions returns where the type IDs of type t are: t[2] when ref2 is
+// set, and t[first], t[first+step], ... before t[end].
+func refPositions(t []uint32) (ref2 bool, first, step, end int) {
+	switch btf.InfoKind(t[1]) {
+	case btf.KindPtr, btf.KindTypedef, btf.KindVolatile, btf.KindConst, btf.KindRestrict,
+		btf.KindFunc, btf.KindVar, btf.KindDeclTag, btf.KindTypeTag:
+		return true, 0, 1, 0
+	case btf.KindArray:
+		return false, 3, 1, 5
+	case btf.KindStruct, btf.KindUnion:
+		return false, 4, 3, len(t)
+	case btf.KindFuncProto:
+		return true, 4, 2, len(t)
+	case btf.KindDatasec:
+		return false, 3, 3, len(t)
+	}
+	return false, 0, 1, 0
 }
 
 // dedupPrimitives maps every INT, FLOAT, ENUM, ENUM64 and FWD to its
