@@ -5,11 +5,13 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 )
 
 // startProfiles starts the profiles that the GOBTF_CPUPROFILE and
 // GOBTF_MEMPROFILE environment variables ask for (pprof files, for
-// "go tool pprof") and returns the function that finishes them. They are
+// "go tool pprof"), and the execution trace GOBTF_TRACE asks for (for "go
+// tool trace"), and returns the function that finishes them. They are
 // for profiling gobtf itself and change nothing in its output.
 func startProfiles() (stop func()) {
 	var stops []func()
@@ -22,6 +24,17 @@ func startProfiles() (stop func()) {
 			fmt.Fprintf(os.Stderr, "gobtf: GOBTF_CPUPROFILE: %v\n", err)
 		} else {
 			stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
+		}
+	}
+	if path := os.Getenv("GOBTF_TRACE"); path != "" {
+		f, err := os.Create(path)
+		if err == nil {
+			err = trace.Start(f)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "gobtf: GOBTF_TRACE: %v\n", err)
+		} else {
+			stops = append(stops, func() { trace.Stop(); f.Close() })
 		}
 	}
 	if path := os.Getenv("GOBTF_MEMPROFILE"); path != "" {
