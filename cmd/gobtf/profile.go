@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -15,28 +16,25 @@ import (
 // for profiling gobtf itself and change nothing in its output.
 func startProfiles() (stop func()) {
 	var stops []func()
-	if path := os.Getenv("GOBTF_CPUPROFILE"); path != "" {
+	// stream starts, when the environment variable env names a file, a
+	// recording into it that end finishes.
+	stream := func(env string, start func(io.Writer) error, end func()) {
+		path := os.Getenv(env)
+		if path == "" {
+			return
+		}
 		f, err := os.Create(path)
 		if err == nil {
-			err = pprof.StartCPUProfile(f)
+			err = start(f)
 		}
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "gobtf: GOBTF_CPUPROFILE: %v\n", err)
-		} else {
-			stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
+			fmt.Fprintf(os.Stderr, "gobtf: %s: %v\n", env, err)
+			return
 		}
+		stops = append(stops, func() { end(); f.Close() })
 	}
-	if path := os.Getenv("GOBTF_TRACE"); path != "" {
-		f, err := os.Create(path)
-		if err == nil {
-			err = trace.Start(f)
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "gobtf: GOBTF_TRACE: %v\n", err)
-		} else {
-			stops = append(stops, func() { trace.Stop(); f.Close() })
-		}
-	}
+	stream("GOBTF_CPUPROFILE", pprof.StartCPUProfile, pprof.StopCPUProfile)
+	stream("GOBTF_TRACE", trace.Start, trace.Stop)
 	if path := os.Getenv("GOBTF_MEMPROFILE"); path != "" {
 		runtime.MemProfileRate = 64 << 10
 		stops = append(stops, func() {
