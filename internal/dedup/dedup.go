@@ -79,8 +79,9 @@ type Options struct {
 	// legacy.go for the two differences. The results agree on C input.
 	Libbpf112 bool
 
-	// Workers bounds the goroutines used for per-type hashing; 0 means
-	// GOMAXPROCS. The result does not depend on it.
+	// Workers bounds the goroutines of the parallel parts (per-type setup
+	// and hashing, the reference pass's regions); 0 means GOMAXPROCS. The
+	// result does not depend on it.
 	Workers int
 
 	// Base, when made by PrepareBase for the input's base with the same
