@@ -263,7 +263,7 @@ func (f *File) applyRelocs(dst []byte, tgt *Section, t *relocTable, lo, hi int, 
 			}
 			s = lastVal
 		}
-		if err := f.applyReloc(dst, rOff, rule, s, addend, t.rela, tgt, typ); err != nil {
+		if err := f.applyReloc(dst, rOff, rule, s, addend, t, tgt, typ); err != nil {
 			return err
 		}
 	}
@@ -271,8 +271,9 @@ func (f *File) applyRelocs(dst []byte, tgt *Section, t *relocTable, lo, hi int, 
 }
 
 // applyReloc patches the field at offset off of dst (the contents of tgt)
-// by rule, with symbol value s and, for RELA, the explicit addend.
-func (f *File) applyReloc(dst []byte, off uint64, rule relocRule, s uint64, addend int64, rela bool, tgt *Section, typ uint32) error {
+// by rule, with symbol value s and, for RELA, the explicit addend; t is the
+// table the entry comes from (its kind and byte order).
+func (f *File) applyReloc(dst []byte, off uint64, rule relocRule, s uint64, addend int64, t *relocTable, tgt *Section, typ uint32) error {
 	if rule.op == opSetULEB || rule.op == opSubULEB {
 		return f.applyULEB(dst, off, rule.op, s+uint64(addend), tgt)
 	}
@@ -281,10 +282,10 @@ func (f *File) applyReloc(dst []byte, off uint64, rule relocRule, s uint64, adde
 		return f.secErrorf(tgt, int64(min(off, 1<<62)), nil, "relocation %s of %d bytes beyond the section's %#x bytes", relocName(f.Machine, typ), n, len(dst))
 	}
 	field := dst[off : off+n]
-	le := f.Data == elf.ELFDATA2LSB
+	le := t.le
 	old := getN(field, le)
 	a := uint64(addend)
-	if !rela && rule.op == opSet {
+	if !t.rela && rule.op == opSet {
 		a = old // REL keeps its addend in the field
 	}
 	v := s + a
