@@ -15,7 +15,7 @@ TIME=/usr/bin/time
 [ -x "$TIME" ] || { echo "bench: needs GNU time (apt-get install time)" >&2; exit 1; }
 mkdir -p "$CACHE"
 
-go build -trimpath -o bin/gobtf ./cmd/gobtf
+CGO_ENABLED=0 go build -trimpath -o bin/gobtf ./cmd/gobtf
 if [ ! -x "$CACHE/tools/bin/btfdedup" ]; then
   cp -rT "$SHARED/tools" "$CACHE/tools" && chmod -R u+w "$CACHE/tools"
   make -s -C "$CACHE/tools" BIN=bin >/dev/null

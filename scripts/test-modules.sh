@@ -80,7 +80,7 @@ fi
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/gobtf-modules.XXXXXX")
 if [ "${KEEP:-0}" = 1 ]; then echo "test-modules: work directory $WORK" >&2; else trap 'rm -rf "$WORK"' EXIT; fi
-go build -trimpath -o "$WORK/gobtf" ./cmd/gobtf
+CGO_ENABLED=0 go build -trimpath -o "$WORK/gobtf" ./cmd/gobtf
 
 start=$(date +%s)
 BASE=$WORK/vmlinux.btf
