@@ -6,6 +6,7 @@
 #
 #   scripts/bench.sh [RUNS]      (default 5 runs of each)
 set -euo pipefail
+export LC_ALL=C # EPOCHREALTIME and awk read "." as the decimal point
 cd "$(dirname "$0")/.."
 RUNS=${1:-${RUNS:-5}}
 SHARED=${GOBTF_SHARED:-$(pwd)/../shared}
@@ -33,11 +34,17 @@ trap 'rm -rf "$WORK"' EXIT
 RESULTS=$WORK/results
 
 # measure LABEL CMD...: one run, appends "LABEL wall cpu rss_kb" to RESULTS.
+# GNU time gives CPU time and peak RSS; its wall time (%e) counts in 10 ms
+# steps, 5% of a module's run, so the wall time is taken from bash's
+# EPOCHREALTIME (microseconds) around it instead. That includes the start of
+# time itself (about a millisecond), the same for every tool measured.
 measure() {
   local label=$1; shift
-  "$TIME" -f "%e %U %S %M" -o "$WORK/t" "$@" >/dev/null 2>"$WORK/err" || {
+  local t0=$EPOCHREALTIME
+  "$TIME" -f "%U %S %M" -o "$WORK/t" "$@" >/dev/null 2>"$WORK/err" || {
     echo "bench: $label failed:" >&2; cat "$WORK/err" >&2; exit 1; }
-  awk -v l="$label" '{printf "%s %s %.2f %s\n", l, $1, $2+$3, $4}' "$WORK/t" >> "$RESULTS"
+  local t1=$EPOCHREALTIME
+  awk -v l="$label" -v t0="$t0" -v t1="$t1" '{printf "%s %.4f %.2f %s\n", l, t1 - t0, $1+$2, $3}' "$WORK/t" >> "$RESULTS"
 }
 
 # compare NAME GOBTF_LABEL PEER_LABEL: prints medians, spreads and ratios.
@@ -51,10 +58,10 @@ report() {
     $1 == b { nb++; bw[nb] = $2; bc[nb] = $3; br[nb] = $4 / 1024 }
     END {
       printf "\n== %s (%d runs each)\n", name, na
-      printf "%-28s %22s %22s %22s\n", "", "wall s (min-max)", "cpu s (min-max)", "peak RSS MB (min-max)"
-      printf "%-28s %8.2f (%5.2f-%5.2f) %8.2f (%5.2f-%5.2f) %8.0f (%5.0f-%5.0f)\n", a, mw = med(aw, na), lo(aw, na), hi(aw, na), mc = med(ac, na), lo(ac, na), hi(ac, na), mr = med(ar, na), lo(ar, na), hi(ar, na)
-      printf "%-28s %8.2f (%5.2f-%5.2f) %8.2f (%5.2f-%5.2f) %8.0f (%5.0f-%5.0f)\n", b, pw = med(bw, nb), lo(bw, nb), hi(bw, nb), pc = med(bc, nb), lo(bc, nb), hi(bc, nb), pr = med(br, nb), lo(br, nb), hi(br, nb)
-      printf "%-28s %8.2fx %21.2fx %21.2fx\n", "ratio " a "/" b, mw / pw, mc / pc, mr / pr
+      printf "%-28s %25s %22s %22s\n", "", "wall s (min-max)", "cpu s (min-max)", "peak RSS MB (min-max)"
+      printf "%-28s %9.3f (%6.3f-%6.3f) %8.2f (%5.2f-%5.2f) %8.0f (%5.0f-%5.0f)\n", a, mw = med(aw, na), lo(aw, na), hi(aw, na), mc = med(ac, na), lo(ac, na), hi(ac, na), mr = med(ar, na), lo(ar, na), hi(ar, na)
+      printf "%-28s %9.3f (%6.3f-%6.3f) %8.2f (%5.2f-%5.2f) %8.0f (%5.0f-%5.0f)\n", b, pw = med(bw, nb), lo(bw, nb), hi(bw, nb), pc = med(bc, nb), lo(bc, nb), hi(bc, nb), pr = med(br, nb), lo(br, nb), hi(br, nb)
+      printf "%-28s %9.3fx %20.2fx %21.2fx\n", "ratio " a "/" b, mw / pw, mc / pc, mr / pr
     }' "$RESULTS"
 }
 
