@@ -131,15 +131,46 @@ func (st *StringTable) findHashed(s string, h uint64) (uint32, bool) {
 // Add interns s and returns its offset. s must not contain a NUL byte.
 func (st *StringTable) Add(s string) uint32 {
 	h := maphash.String(strSeed, s) // once, for the lookup and the insertion
-	if off, ok := st.findHashed(s, h); ok {
-		return off
+	if st.base != nil {
+		if off, ok := st.base.findHashed(s, h); ok {
+			return off
+		}
+	} else if s == "" {
+		return 0
+	}
+	st.index()
+	i, found := st.probeToAdd(s, h)
+	if found {
+		return st.start + st.slots[i] - 1
 	}
 	local := uint32(len(st.data))
 	st.data = append(st.data, s...)
 	st.data = append(st.data, 0)
-	st.insert(local, h)
+	st.slots[i] = local + 1
+	st.used++
 	st.indexed = len(st.data)
 	return st.start + local
+}
+
+// probeToAdd returns the slot holding s (whose hash is h) and true, or the
+// empty slot where s belongs and false. One probe sequence thus serves both
+// the lookup and the insertion that follows a miss, which then only fills
+// the slot (and counts it in used). The set is grown first if one more entry
+// would fill it beyond one half.
+func (st *StringTable) probeToAdd(s string, h uint64) (int, bool) {
+	if (st.used+1)*2 > len(st.slots) {
+		st.grow()
+	}
+	mask := uint64(len(st.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		slot := st.slots[i]
+		if slot == 0 {
+			return int(i), false
+		}
+		if st.equalAt(slot-1, s) {
+			return int(i), true
+		}
+	}
 }
 
 // AddBytes interns the string held in b (without its NUL terminator).
@@ -188,41 +219,16 @@ func (st *StringTable) index() {
 		}
 		s := unsafe.String(unsafe.SliceData(st.data[pos:]), n)
 		if n > 0 || (st.base == nil && pos == 0) {
-			if _, ok := st.findLocal(s); !ok {
-				st.insert(uint32(pos), maphash.String(strSeed, s))
+			// Only a string's first occurrence is entered, so that
+			// lookups answer the lowest offset.
+			if i, found := st.probeToAdd(s, maphash.String(strSeed, s)); !found {
+				st.slots[i] = uint32(pos) + 1
+				st.used++
 			}
 		}
 		pos += n + 1
 	}
 	st.indexed = len(st.data)
-}
-
-func (st *StringTable) findLocal(s string) (uint32, bool) {
-	h := maphash.String(strSeed, s)
-	for i := h & uint64(len(st.slots)-1); ; i = (i + 1) & uint64(len(st.slots)-1) {
-		slot := st.slots[i]
-		if slot == 0 {
-			return 0, false
-		}
-		if st.equalAt(slot-1, s) {
-			return slot - 1, true
-		}
-	}
-}
-
-// insert adds local offset pos, whose string hashes to h, growing the set to
-// keep its load factor at or below one half.
-func (st *StringTable) insert(pos uint32, h uint64) {
-	if (st.used+1)*2 > len(st.slots) {
-		st.grow()
-	}
-	mask := uint64(len(st.slots) - 1)
-	i := h & mask
-	for st.slots[i] != 0 {
-		i = (i + 1) & mask
-	}
-	st.slots[i] = pos + 1
-	st.used++
 }
 
 func (st *StringTable) grow() {
