@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"hash/maphash"
 	"unsafe"
+
+	"github.com/gobtf/gobtf/internal/hugemem"
 )
 
 // StringTable is a BTF string section: NUL-terminated strings addressed by
@@ -210,7 +212,7 @@ func (st *StringTable) index() {
 		for n < len(st.data)/8 {
 			n *= 2
 		}
-		st.slots = make([]uint32, n)
+		st.slots = hugemem.MakeTouched[uint32](n)
 	}
 	for pos := st.indexed; pos < len(st.data); {
 		n := bytes.IndexByte(st.data[pos:], 0)
@@ -233,7 +235,7 @@ func (st *StringTable) index() {
 
 func (st *StringTable) grow() {
 	old := st.slots
-	st.slots = make([]uint32, 2*len(old))
+	st.slots = hugemem.MakeTouched[uint32](2 * len(old))
 	mask := uint64(len(st.slots) - 1)
 	for _, slot := range old {
 		if slot == 0 {
