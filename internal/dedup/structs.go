@@ -95,18 +95,31 @@ func (d *deduper) dedupStructs() error {
 // same-named, same-kind definition exists (where the name is shared by a
 // struct and a union, nothing is resolved).
 func (d *deduper) resolveFwds() {
-	const ambiguous = 0
+	// Only the names of FWDs still their own representative matter: a
+	// small module has a handful, against the base's tens of thousands of
+	// structs and unions, whose names need no map entries of their own.
+	const none, ambiguous = 0, ^uint32(0)
 	names := make(map[uint32]uint32)
+	for _, id := range d.fwdReps {
+		if d.canon[id] == id {
+			names[d.typ(id)[0]] = none
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
 	enter := func(id uint32) {
 		k := d.kinds[id]
 		if k != btf.KindStruct && k != btf.KindUnion || d.canon[id] != id {
 			return
 		}
-		t := d.typ(id)
-		if _, dup := names[t[0]]; dup {
-			names[t[0]] = ambiguous
-		} else {
-			names[t[0]] = id
+		name := d.typ(id)[0]
+		switch c, ok := names[name]; {
+		case !ok:
+		case c == none:
+			names[name] = id
+		default:
+			names[name] = ambiguous
 		}
 	}
 	for id := uint32(1); id < d.firstID; id++ {
@@ -120,8 +133,8 @@ func (d *deduper) resolveFwds() {
 			continue
 		}
 		t := d.typ(id)
-		c, ok := names[t[0]]
-		if !ok || c == ambiguous {
+		c := names[t[0]]
+		if c == none || c == ambiguous {
 			continue
 		}
 		if d.kindOf(c) != fwdKind(t) {
