@@ -1,0 +1,48 @@
+package main
+
+import (
+	"math"
+	"runtime/debug"
+	"testing"
+)
+
+// TestGCForInput checks the collector settings gcForInput makes for each
+// size of input, and that its restore function puts back what was there.
+func TestGCForInput(t *testing.T) {
+	const unset = math.MaxInt64 // the runtime's "no limit"
+	for _, tc := range []struct {
+		name      string
+		size      uint64
+		memLimit  string // GOMEMLIMIT in the environment
+		wantPct   int
+		wantLimit int64
+	}{
+		{"module", 11 << 20, "", -1, smallHeapLimit},
+		{"just below a kernel", bigInfo - 1, "", -1, smallHeapLimit},
+		{"kernel", bigInfo, "", 10, unset},
+		{"module with GOMEMLIMIT", 11 << 20, "100MiB", -1, unset},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("GOMEMLIMIT", tc.memLimit)
+			pct0 := debug.SetGCPercent(100)
+			defer debug.SetGCPercent(pct0)
+			limit0 := debug.SetMemoryLimit(unset)
+			defer debug.SetMemoryLimit(limit0)
+
+			restore := gcForInput(tc.size)
+			pct := debug.SetGCPercent(-1)
+			debug.SetGCPercent(pct)
+			limit := debug.SetMemoryLimit(-1)
+			restore()
+			if pct != tc.wantPct || limit != tc.wantLimit {
+				t.Errorf("GC percent %d, memory limit %d; want %d, %d", pct, limit, tc.wantPct, tc.wantLimit)
+			}
+			if pct := debug.SetGCPercent(100); pct != 100 {
+				t.Errorf("GC percent after restore: %d, want 100", pct)
+			}
+			if limit := debug.SetMemoryLimit(-1); limit != unset {
+				t.Errorf("memory limit after restore: %d, want %d", limit, int64(unset))
+			}
+		})
+	}
+}
