@@ -174,8 +174,7 @@ const smallHeapLimit = 1 << 30
 // Medians of 31, 21 and 15 alternated runs: nls_utf8.ko 19.4 -> 16.3 ms,
 // nf_conntrack.ko 75.8 -> 68.8 ms, xfs.ko 189.1 -> 183.0 ms, for 0 to 2.3 MB
 // more peak memory (20, 51 and 108 MB). An explicit GOGC in the environment
-// is left alone by the caller, and an explicit
-// GOMEMLIMIT here.
+// is left alone by the caller, and an explicit GOMEMLIMIT here.
 func gcForInput(infoSize uint64) (restore func()) {
 	if infoSize >= bigInfo {
 		old := debug.SetGCPercent(10)
