@@ -180,7 +180,7 @@ func gcForInput(infoSize uint64) (restore func()) {
 		old := debug.SetGCPercent(10)
 		return func() { debug.SetGCPercent(old) }
 	}
-	oldLimit := int64(-1) // -1 reads the limit without changing it
+	oldLimit := int64(-1) // -1: the limit is left as it is
 	if os.Getenv("GOMEMLIMIT") == "" {
 		oldLimit = debug.SetMemoryLimit(smallHeapLimit)
 	}
