@@ -220,6 +220,11 @@ func genInput(seed uint64, nUnits, nStructs int) *btf.Spec {
 // declarations, when clean is set: the setting in which libbpf's
 // deduplication is exact (see properties_test.go).
 func genInputIn(seed uint64, nUnits, nStructs int, clean bool) *btf.Spec {
+	return btf.Concat(genUnits(seed, nUnits, nStructs, clean))
+}
+
+// genUnits returns the units genInputIn concatenates, each a standalone Spec.
+func genUnits(seed uint64, nUnits, nStructs int, clean bool) []*btf.Spec {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	u := newUniverse(r, nStructs, clean)
 	parts := make([]*btf.Spec, nUnits)
@@ -261,5 +266,5 @@ func genInputIn(seed uint64, nUnits, nStructs int, clean bool) *btf.Spec {
 		}
 		parts[p] = g.s
 	}
-	return btf.Concat(parts)
+	return parts
 }

@@ -59,6 +59,57 @@ func TestDedupRandomVsLibbpf(t *testing.T) {
 	}
 }
 
+// compareSplitWithLibbpf makes split BTF the way a module's is made and
+// compares Dedup with libbpf on it: the first nBase units of a random input,
+// deduplicated by libbpf, are the base (as a kernel's BTF is), and the other
+// units, rebased on it, are deduplicated against it. Module and base share
+// the universe of definitions, so module structs meet their base copies,
+// module FWDs base definitions, and conflicting definitions either side.
+func compareSplitWithLibbpf(t *testing.T, tool string, seed uint64, nBase, nUnits, nStructs int, label string) {
+	t.Helper()
+	units := genUnits(seed, nBase+nUnits, nStructs, false)
+	baseIn := reparse(t, btf.Concat(units[:nBase]), nil)
+	base, err := libbpfDedup(t, tool, baseIn, nil)
+	if err != nil {
+		t.Fatalf("%s: btfdedup of the base: %v", label, err)
+	}
+	in := reparse(t, btf.Rebase(btf.Concat(units[nBase:]), base), base)
+	got, _, err := Dedup(in, Options{Libbpf112: true})
+	if err != nil {
+		t.Fatalf("%s: %v", label, err)
+	}
+	lib, err := libbpfDedup(t, tool, in, base)
+	if err != nil {
+		t.Fatalf("%s: btfdedup: %v", label, err)
+	}
+	if g, l := dump(t, got), dump(t, lib); g != l {
+		t.Fatalf("%s: %d types, libbpf %d; %s\nbase:\n%s\ninput:\n%s", label, got.NumTypes(), lib.NumTypes(),
+			diffLines(g, l), dump(t, base), dump(t, in))
+	}
+	if !bytes.Equal(got.Marshal(binary.LittleEndian), lib.Marshal(binary.LittleEndian)) {
+		t.Fatalf("%s: same dump, different bytes", label)
+	}
+}
+
+// TestDedupRandomSplitVsLibbpf compares Dedup with libbpf on random split
+// BTF (compareSplitWithLibbpf); GOBTF_DEDUP_RANDOM sets how many inputs.
+func TestDedupRandomSplitVsLibbpf(t *testing.T) {
+	tool := libbpfTool(t)
+	if tool == "" {
+		t.Skip("skipping: needs the shared btfdedup tool")
+	}
+	n := 300
+	if testing.Short() {
+		n = 60
+	}
+	if v, err := strconv.Atoi(os.Getenv("GOBTF_DEDUP_RANDOM")); err == nil && v > 0 {
+		n = v
+	}
+	for seed := range uint64(n) {
+		compareSplitWithLibbpf(t, tool, seed, 1+int(seed%3), 1+int(seed/3%4), 3+int(seed%13), "seed "+itoa(seed))
+	}
+}
+
 // FuzzDedupVsLibbpf is the open-ended version of TestDedupRandomVsLibbpf.
 func FuzzDedupVsLibbpf(f *testing.F) {
 	f.Add(uint64(1), uint8(3), uint8(6))
