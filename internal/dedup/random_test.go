@@ -15,37 +15,60 @@ import (
 // in the same order, compared as bpftool dumps.
 func compareWithLibbpf(t *testing.T, tool string, in *btf.Spec, label string) {
 	t.Helper()
-	in = reparse(t, in, nil)
+	compareOnBase(t, tool, reparse(t, in, nil), nil, false, label)
+}
+
+// compareOnBase is compareWithLibbpf for in, parsed on base (nil for
+// standalone BTF). With sameBytes the marshaled outputs must be identical
+// too, not only their dumps.
+func compareOnBase(t *testing.T, tool string, in, base *btf.Spec, sameBytes bool, label string) {
+	t.Helper()
 	got, _, err := Dedup(in, Options{Libbpf112: true})
 	if err != nil {
 		t.Fatalf("%s: %v", label, err)
 	}
-	lib, err := libbpfDedup(t, tool, in, nil)
+	lib, err := libbpfDedup(t, tool, in, base)
 	if err != nil {
 		t.Fatalf("%s: btfdedup: %v", label, err)
 	}
 	if g, l := dump(t, got), dump(t, lib); g != l {
-		t.Fatalf("%s: %d types, libbpf %d; %s\ninput:\n%s", label, got.NumTypes(), lib.NumTypes(), diffLines(g, l), dump(t, in))
+		baseDump := ""
+		if base != nil {
+			baseDump = "\nbase:\n" + dump(t, base)
+		}
+		t.Fatalf("%s: %d types, libbpf %d; %s%s\ninput:\n%s", label, got.NumTypes(), lib.NumTypes(),
+			diffLines(g, l), baseDump, dump(t, in))
 	}
+	if sameBytes && !bytes.Equal(got.Marshal(binary.LittleEndian), lib.Marshal(binary.LittleEndian)) {
+		t.Fatalf("%s: same dump, different bytes", label)
+	}
+}
+
+// randomInputs returns btfdedup's path and how many random inputs to
+// compare: a few hundred, fewer with -short, GOBTF_DEDUP_RANDOM when set
+// (make fuzz sets 10000). It skips the test without btfdedup.
+func randomInputs(t *testing.T) (tool string, n uint64) {
+	t.Helper()
+	tool = libbpfTool(t)
+	if tool == "" {
+		t.Skip("skipping: needs the shared btfdedup tool")
+	}
+	n = 300
+	if testing.Short() {
+		n = 60
+	}
+	if v, err := strconv.Atoi(os.Getenv("GOBTF_DEDUP_RANDOM")); err == nil && v > 0 {
+		n = uint64(v)
+	}
+	return tool, n
 }
 
 // TestDedupRandomVsLibbpf compares Dedup with libbpf on a few hundred random
 // CU-like inputs with forward declarations, cycles and conflicting
 // definitions (GOBTF_DEDUP_RANDOM sets how many).
 func TestDedupRandomVsLibbpf(t *testing.T) {
-	tool := libbpfTool(t)
-	if tool == "" {
-		t.Skip("skipping: needs the shared btfdedup tool")
-	}
-	n := 300
-	if testing.Short() {
-		n = 60
-	}
-	// make fuzz raises the count (GOBTF_DEDUP_RANDOM=10000).
-	if v, err := strconv.Atoi(os.Getenv("GOBTF_DEDUP_RANDOM")); err == nil && v > 0 {
-		n = v
-	}
-	for seed := range uint64(n) {
+	tool, n := randomInputs(t)
+	for seed := range n {
 		units := 2 + int(seed%5)
 		structs := 3 + int(seed%11)
 		compareWithLibbpf(t, tool, genInput(seed, units, structs), "seed "+itoa(seed))
@@ -74,38 +97,14 @@ func compareSplitWithLibbpf(t *testing.T, tool string, seed uint64, nBase, nUnit
 		t.Fatalf("%s: btfdedup of the base: %v", label, err)
 	}
 	in := reparse(t, btf.Rebase(btf.Concat(units[nBase:]), base), base)
-	got, _, err := Dedup(in, Options{Libbpf112: true})
-	if err != nil {
-		t.Fatalf("%s: %v", label, err)
-	}
-	lib, err := libbpfDedup(t, tool, in, base)
-	if err != nil {
-		t.Fatalf("%s: btfdedup: %v", label, err)
-	}
-	if g, l := dump(t, got), dump(t, lib); g != l {
-		t.Fatalf("%s: %d types, libbpf %d; %s\nbase:\n%s\ninput:\n%s", label, got.NumTypes(), lib.NumTypes(),
-			diffLines(g, l), dump(t, base), dump(t, in))
-	}
-	if !bytes.Equal(got.Marshal(binary.LittleEndian), lib.Marshal(binary.LittleEndian)) {
-		t.Fatalf("%s: same dump, different bytes", label)
-	}
+	compareOnBase(t, tool, in, base, true, label)
 }
 
 // TestDedupRandomSplitVsLibbpf compares Dedup with libbpf on random split
 // BTF (compareSplitWithLibbpf); GOBTF_DEDUP_RANDOM sets how many inputs.
 func TestDedupRandomSplitVsLibbpf(t *testing.T) {
-	tool := libbpfTool(t)
-	if tool == "" {
-		t.Skip("skipping: needs the shared btfdedup tool")
-	}
-	n := 300
-	if testing.Short() {
-		n = 60
-	}
-	if v, err := strconv.Atoi(os.Getenv("GOBTF_DEDUP_RANDOM")); err == nil && v > 0 {
-		n = v
-	}
-	for seed := range uint64(n) {
+	tool, n := randomInputs(t)
+	for seed := range n {
 		compareSplitWithLibbpf(t, tool, seed, 1+int(seed%3), 1+int(seed/3%4), 3+int(seed%13), "seed "+itoa(seed))
 	}
 }
