@@ -31,9 +31,10 @@ const hugePage = 2 << 20
 const minBytes = 8 << 20
 
 // Make returns make([]T, n, c), advised for huge pages when it is large and
-// they pay here (policy.go). T must hold no pointers. Only memory fresh
-// from the system is untouched until used: made after PrepareHeap, a large slice reuses the prepared
-// memory, which the runtime then clears whole, capacity included.
+// they pay here (policy.go). T must hold no pointers. Only memory fresh from
+// the system is untouched until used: made after PrepareHeap, a large slice
+// reuses the prepared memory, which the runtime then clears whole, capacity
+// included.
 func Make[T any](n, c int) []T {
 	s := make([]T, n, c)
 	var zero T
