@@ -228,6 +228,14 @@ func (f *File) relocSection(dst []byte, tgt, rs *Section, bases []uint64) error 
 // window[1]] and has a fixed width, and stops with errOutsideWindow at the
 // first that does not.
 func (f *File) applyRelocs(dst []byte, tgt *Section, t *relocTable, lo, hi int, bases []uint64, window *[2]uint64) error {
+	if t.relaFast() {
+		return f.applyRelaFast(dst, t, lo, hi, bases, window, tgt)
+	}
+	return f.applyRelocsAny(dst, tgt, t, lo, hi, bases, window)
+}
+
+// applyRelocsAny is applyRelocs for a table of any layout.
+func (f *File) applyRelocsAny(dst []byte, tgt *Section, t *relocTable, lo, hi int, bases []uint64, window *[2]uint64) error {
 	var sym Symbol
 	lastSym, lastVal := uint64(0), uint64(0) // symbol 0 is never looked up
 	for i := lo; i < hi; i++ {
