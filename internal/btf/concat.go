@@ -142,7 +142,8 @@ func RebaseInPlace(s *Spec, base *Spec) *Spec {
 // part's string table may be a split table on a shared table (see
 // NewSharedStrings) of which s's table is a copy (CopyShared): offsets into
 // the shared part are then kept as they are, and only part's own strings are
-// interned.
+// interned. Or on a table made by NewSectionStrings: the strings part names
+// by an offset into it are then interned into s's table too.
 func (s *Spec) AppendSpec(part *Spec) TypeID {
 	if s.base != nil || part.base != nil {
 		panic("btf: AppendSpec with split Specs")
@@ -150,7 +151,7 @@ func (s *Spec) AppendSpec(part *Spec) TypeID {
 	shift := s.TypeCount()
 	data := part.strs.data
 	start := part.strs.start
-	if part.strs.base != nil && start > s.strs.Len() {
+	if part.strs.base != nil && !part.strs.base.byOffset && start > s.strs.Len() {
 		panic("btf: AppendSpec of a part whose shared strings the Spec does not start with")
 	}
 	if cap(s.remap) < len(data) {
@@ -177,10 +178,40 @@ func (s *Spec) AppendSpec(part *Spec) TypeID {
 		s.offs[n+i] = o + wordShift
 	}
 	f := refFix{shift: uint32(shift), start: start, remap: remap}
+	if b := part.strs.base; b != nil && b.byOffset {
+		s.internSection(b, start, remap, len(s.offs)-len(part.offs))
+		f.start, f.remap = ^uint32(0), remap[:0] // the strings are done
+	}
 	for i := len(s.offs) - len(part.offs); i < len(s.offs); i++ {
 		f.fix(s.typeAt(i))
 	}
 	return shift
+}
+
+// internSection rewrites the string offsets of s's types from index first
+// on, appended from a part whose table is a split table on sec, a
+// NewSectionStrings table: the part's own strings (at or above start)
+// through remap, and those it names by an offset into sec by interning
+// them. It is a pass of its own, kept out of refFix.str, which the join of
+// a kernel's units calls 25 M times and must stay small enough to inline;
+// a module's join calls it a few hundred thousand times.
+func (s *Spec) internSection(sec *StringTable, start uint32, remap []uint32, first int) {
+	fix := func(w *uint32) {
+		switch v := *w; {
+		case v == 0:
+		case v >= start:
+			if v-start < uint32(len(remap)) {
+				*w = remap[v-start]
+			}
+		default:
+			if str, ok := sec.Lookup(v); ok {
+				*w = s.strs.Add(str)
+			}
+		}
+	}
+	for i := first; i < len(s.offs); i++ {
+		s.typeAt(i).ForEachStrRef(fix)
+	}
 }
 
 // refFix moves the references of a type appended to or rebased in a Spec:

@@ -32,6 +32,10 @@ type StringTable struct {
 	used    int
 	indexed int          // data[:indexed] has been entered into slots
 	long    *longStrings // see NewSharedStrings
+
+	// byOffset marks a table made by NewSectionStrings: its strings are
+	// named by offset only, never looked up by content (it has no index).
+	byOffset bool
 }
 
 var strSeed = maphash.MakeSeed()
@@ -111,6 +115,9 @@ func (st *StringTable) Find(s string) (uint32, bool) {
 
 // findHashed is Find given s's hash h.
 func (st *StringTable) findHashed(s string, h uint64) (uint32, bool) {
+	if st.byOffset {
+		return 0, s == ""
+	}
 	if st.base != nil {
 		if off, ok := st.base.findHashed(s, h); ok {
 			return off, true
@@ -196,7 +203,9 @@ func (st *StringTable) Index() {
 	if st.base != nil {
 		st.base.Index()
 	}
-	st.index()
+	if !st.byOffset {
+		st.index()
+	}
 }
 
 // index enters every string start not yet indexed into the hash set. A string

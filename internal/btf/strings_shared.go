@@ -29,6 +29,37 @@ import (
 // (lookups in a fully indexed table only read). It returns nil when sec is
 // empty or does not end with a NUL.
 func NewSharedStrings(sec []byte) *StringTable {
+	st := sectionStrings(sec)
+	if st != nil {
+		st.index()
+	}
+	return st
+}
+
+// NewSectionStrings is NewSharedStrings for a string section that the
+// linker did not merge, a kernel module's: the same string sits at one
+// offset per compile unit, so a content index would be as big as the
+// section and save nothing. The table has none: split tables on it look up
+// nothing in it (their Add interns every string locally, as a standalone
+// table does), and a Spec joining parts made on it interns the strings
+// they name by offset (AppendSpec), so the joined table holds each
+// distinct string once, as it would without a shared table. What it saves
+// is the interning, per unit, of every name the units read from the
+// section: each is only an offset until the join.
+func NewSectionStrings(sec []byte) *StringTable {
+	st := sectionStrings(sec)
+	if st != nil {
+		st.byOffset = true
+	}
+	return st
+}
+
+// ByOffset reports whether st was made by NewSectionStrings.
+func (st *StringTable) ByOffset() bool { return st.byOffset }
+
+// sectionStrings is the table NewSharedStrings and NewSectionStrings make,
+// without its index.
+func sectionStrings(sec []byte) *StringTable {
 	if len(sec) == 0 || sec[len(sec)-1] != 0 {
 		return nil
 	}
@@ -36,7 +67,6 @@ func NewSharedStrings(sec []byte) *StringTable {
 	copy(data[1:], sec)
 	long := &longStrings{blocks: make([]uint64, len(data)>>longBlockBits/64+1)}
 	st := &StringTable{data: data, long: long}
-	st.index()
 	for pos := 0; pos < len(data); {
 		n := bytes.IndexByte(data[pos:], 0)
 		if n == 0 && pos > 0 {

@@ -94,3 +94,61 @@ func TestAppendSpecShared(t *testing.T) {
 		t.Errorf("second unit's typedef refers to %d, want 4 (shifted)", got)
 	}
 }
+
+// TestAppendSpecSectionStrings joins parts whose tables are split tables on
+// a NewSectionStrings table, as a module's conversion makes them: names the
+// parts give by section offset (whole strings, a tail of a string, the same
+// string at two offsets, as an unmerged section has it) must come out as
+// their strings, each distinct string once in the joined table, and the
+// parts' own strings must not be looked up in the section.
+func TestAppendSpecSectionStrings(t *testing.T) {
+	// Offsets in the table: "int" 1, "long" 5, "x_next" 10 (its tail
+	// "next" 12), "int" again 17.
+	sec := btf.NewSectionStrings([]byte("int\x00long\x00x_next\x00int\x00"))
+	if sec.ByOffset() != true || btf.NewSharedStrings([]byte("a\x00")).ByOffset() {
+		t.Fatal("ByOffset does not tell the two kinds of table apart")
+	}
+	tests := []struct {
+		name string
+		off  uint32 // 0: an own string, added by content
+		own  string
+		want string
+	}{
+		{"whole string", 1, "", "int"},
+		{"second string", 5, "", "long"},
+		{"tail of a string", 12, "", "next"},
+		{"same string at another offset", 17, "", "int"},
+		{"own string also in the section", 0, "long", "long"},
+		{"own string", 0, "inline", "inline"},
+	}
+	out := btf.NewSpec(nil)
+	for u := range 2 {
+		part := btf.NewSpec(nil)
+		part.SetStrings(btf.NewStringTable(sec))
+		for _, tc := range tests {
+			off := tc.off
+			if off == 0 {
+				if off = part.AddString(tc.own); off < sec.Len() {
+					t.Fatalf("unit %d, %s: own string at %d, inside the section's %d bytes", u, tc.name, off, sec.Len())
+				}
+			}
+			part.MustAppend(off, btf.Info(btf.KindTypedef, false, 0), 0)
+		}
+		out.AppendSpec(part)
+	}
+	offs := map[string]uint32{}
+	for i := range 2 * len(tests) {
+		tc := tests[i%len(tests)]
+		w := out.Type(btf.TypeID(i + 1))[0]
+		if got := out.Name(out.Type(btf.TypeID(i + 1))); got != tc.want {
+			t.Errorf("type %d (%s): named %q, want %q", i+1, tc.name, got, tc.want)
+		}
+		if prev, ok := offs[tc.want]; ok && prev != w {
+			t.Errorf("type %d (%s): %q at %d and at %d in the joined table", i+1, tc.name, tc.want, prev, w)
+		}
+		offs[tc.want] = w
+	}
+	if got, want := len(out.Strings().Bytes()), len("\x00int\x00long\x00next\x00inline\x00"); got != want {
+		t.Errorf("joined table of %d bytes, want %d (each distinct string once)", got, want)
+	}
+}

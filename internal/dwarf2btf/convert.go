@@ -28,7 +28,8 @@ type target struct {
 	out *btf.Spec
 
 	// shared, when set, is .debug_str as a string table (see
-	// btf.NewSharedStrings): names read from there keep their offset.
+	// btf.NewSharedStrings and btf.NewSectionStrings): names read from
+	// there keep their offset, to the output or to the join.
 	shared *btf.StringTable
 
 	// merged, when set, makes the conversion one unit made of all units
@@ -125,7 +126,7 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 	if out == nil {
 		out = newOutput(tgt.infoSize)
 	}
-	if tgt.shared != nil {
+	if tgt.shared != nil && !tgt.shared.ByOffset() {
 		out.SetStrings(tgt.shared.CopyShared())
 	}
 	var entries []secEntry
@@ -340,10 +341,17 @@ func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die
 			// section once; that pays where the section is small next
 			// to the DWARF that names things through it. A module's
 			// .debug_str (not merged by ld -r) is about half the size of
-			// its .debug_info, a kernel's a fiftieth. A --kabi_prefix
-			// rewrites names, so each is read.
-			if opts.KabiPrefix == "" && len(secs.Str) <= len(secs.Info)/8 {
+			// its .debug_info, a kernel's a fiftieth: there the units
+			// keep the names they read from it as offsets, and the join
+			// interns them (btf.NewSectionStrings), which saves the
+			// units' own interning of them. A --kabi_prefix rewrites
+			// names, so each is read.
+			switch {
+			case opts.KabiPrefix != "":
+			case len(secs.Str) <= len(secs.Info)/8:
 				tgt.shared = btf.NewSharedStrings(secs.Str)
+			default:
+				tgt.shared = btf.NewSectionStrings(secs.Str)
 			}
 		}
 	}()

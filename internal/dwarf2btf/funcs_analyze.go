@@ -217,6 +217,9 @@ func (s *funcScratch) candidates(u *funcUnit, abi *abiRegs) []funcCandidate {
 		return r
 	}
 	shared := u.spec.Strings().Base()
+	if shared != nil && shared.ByOffset() {
+		shared = nil // its offsets do not carry over to the output
+	}
 	// internName interns the string of a name attribute, with its offset
 	// in the shared .debug_str part when it has one (strRef.shared). A
 	// shared table is only made without --kabi_prefix, so kabiName
