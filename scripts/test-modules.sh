@@ -12,7 +12,8 @@
 #          it does not, gobtf's conversion deduplicated by pahole 1.24's own
 #          libbpf (1.1.2, through btfdedup) must equal it (see check_one)
 #
-# and gobtf itself must exit 0. Prints a summary table and exits 1 on any
+# and gobtf itself must exit 0 (KVER=... picks another kernel flavor of the
+# release, e.g. KVER=6.1.0-56-rt-amd64). Prints a summary table and exits 1 on any
 # failure. Needs root (btfload), apt-get and dpkg-deb (the first run downloads
 # the 283 MB package into the cache and extracts it, about 1.7 GB), pahole
 # (apt dwarves) and ../shared/tools (btfdiff, btfload).
@@ -37,11 +38,16 @@ JOBS=2
 if [ "${1:-}" = "-P" ]; then JOBS=$2; shift 2; fi
 FILTER=${1:-}
 
-KVER=6.1.0-56-cloud-amd64
+# KVER picks another Debian kernel's debug package (any flavor of the
+# release: the rt kernel's locks, say, give other type graphs); each has a
+# folder of its own in the cache.
+DEFAULT_KVER=6.1.0-56-cloud-amd64
+KVER=${KVER:-$DEFAULT_KVER}
 PKG=linux-image-$KVER-dbg
 SHARED=${GOBTF_SHARED:-$(pwd)/../shared}
 CACHE=${GOBTF_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gobtf-test}
 DBG=$CACHE/dbg
+[ "$KVER" = "$DEFAULT_KVER" ] || DBG=$CACHE/dbg-$KVER
 ROOT=$DBG/root
 MODDIR=$ROOT/usr/lib/debug/lib/modules/$KVER
 VMLINUX=$ROOT/usr/lib/debug/boot/vmlinux-$KVER
@@ -61,7 +67,7 @@ if [ ! -e "$DBG/extracted.stamp" ]; then
   rm -rf "$ROOT"
   deb=$(ls "$DBG"/"$PKG"_*.deb 2>/dev/null | head -1 || true)
   if [ -z "$deb" ]; then
-    echo "test-modules: downloading $PKG (283 MB) into $DBG" >&2
+    echo "test-modules: downloading $PKG into $DBG" >&2
     (cd "$DBG" && apt-get download "$PKG" >/dev/null 2>&1) || die "apt-get download $PKG failed (run apt-get update?)"
     deb=$(ls "$DBG"/"$PKG"_*.deb | head -1)
   fi
