@@ -29,37 +29,6 @@ import (
 // (lookups in a fully indexed table only read). It returns nil when sec is
 // empty or does not end with a NUL.
 func NewSharedStrings(sec []byte) *StringTable {
-	st := sectionStrings(sec)
-	if st != nil {
-		st.index()
-	}
-	return st
-}
-
-// NewSectionStrings is NewSharedStrings for a string section that the
-// linker did not merge, a kernel module's: the same string sits at one
-// offset per compile unit, so a content index would be as big as the
-// section and save nothing. The table has none: split tables on it look up
-// nothing in it (their Add interns every string locally, as a standalone
-// table does), and a Spec joining parts made on it interns the strings
-// they name by offset (AppendSpec), so the joined table holds each
-// distinct string once, as it would without a shared table. What it saves
-// is the interning, per unit, of every name the units read from the
-// section: each is only an offset until the join.
-func NewSectionStrings(sec []byte) *StringTable {
-	st := sectionStrings(sec)
-	if st != nil {
-		st.byOffset = true
-	}
-	return st
-}
-
-// ByOffset reports whether st was made by NewSectionStrings.
-func (st *StringTable) ByOffset() bool { return st.byOffset }
-
-// sectionStrings is the table NewSharedStrings and NewSectionStrings make,
-// without its index.
-func sectionStrings(sec []byte) *StringTable {
 	if len(sec) == 0 || sec[len(sec)-1] != 0 {
 		return nil
 	}
@@ -67,6 +36,7 @@ func sectionStrings(sec []byte) *StringTable {
 	copy(data[1:], sec)
 	long := &longStrings{blocks: make([]uint64, len(data)>>longBlockBits/64+1)}
 	st := &StringTable{data: data, long: long}
+	st.index()
 	for pos := 0; pos < len(data); {
 		n := bytes.IndexByte(data[pos:], 0)
 		if n == 0 && pos > 0 {
@@ -82,6 +52,32 @@ func sectionStrings(sec []byte) *StringTable {
 	}
 	return st
 }
+
+// NewSectionStrings is NewSharedStrings for a string section that the
+// linker did not merge, a kernel module's: the same string sits at one
+// offset per compile unit, so a content index would be as big as the
+// section and save nothing. The table has none: split tables on it look up
+// nothing in it (their Add interns every string locally, as a standalone
+// table does), and a Spec joining parts made on it interns the strings
+// they name by offset (AppendSpec), so the joined table holds each
+// distinct string once, as it would without a shared table. What it saves
+// is the interning, per unit, of every name the units read from the
+// section: each is only an offset until the join.
+//
+// It neither copies nor scans sec, which must stay unchanged while the
+// table is in use: the offsets are still those of sec plus one, as the
+// table's bytes start at offset 1 (offset 0, the empty string, is never
+// looked up in it), and LongAt and EmptyAt read the string they are asked
+// about.
+func NewSectionStrings(sec []byte) *StringTable {
+	if len(sec) == 0 || sec[len(sec)-1] != 0 {
+		return nil
+	}
+	return &StringTable{start: 1, data: sec, byOffset: true}
+}
+
+// ByOffset reports whether st was made by NewSectionStrings.
+func (st *StringTable) ByOffset() bool { return st.byOffset }
 
 // longStrings are the spans of the strings longer than KernelMaxNameLen of
 // a NewSharedStrings table, with a bitmap of the blocks of
@@ -104,6 +100,10 @@ const longBlockBits = 10
 // included, without reading it.
 func (st *StringTable) LongAt(off uint32) bool {
 	if st.long == nil {
+		if st.byOffset && off >= st.start && off-st.start < uint32(len(st.data)) {
+			rest := st.data[off-st.start:]
+			return bytes.IndexByte(rest[:min(len(rest), KernelMaxNameLen+1)], 0) < 0
+		}
 		return false
 	}
 	if b := off >> longBlockBits; int(b>>6) >= len(st.long.blocks) || st.long.blocks[b>>6]&(1<<(b&63)) == 0 {
@@ -124,6 +124,9 @@ func (st *StringTable) LongAt(off uint32) bool {
 // other than 0, starts an empty string, without reading it. A linker leaves
 // at most a few empty strings in a section.
 func (st *StringTable) EmptyAt(off uint32) bool {
+	if st.byOffset {
+		return off >= st.start && off-st.start < uint32(len(st.data)) && st.data[off-st.start] == 0
+	}
 	if st.long == nil || len(st.long.empty) == 0 {
 		return false
 	}

@@ -152,3 +152,34 @@ func TestAppendSpecSectionStrings(t *testing.T) {
 		t.Errorf("joined table of %d bytes, want %d (each distinct string once)", got, want)
 	}
 }
+
+// TestSectionStringsAnswersLikeShared checks, at every offset of a section
+// holding empty, short and over-long strings, that a NewSectionStrings
+// table (which reads the string asked about) answers Len, Lookup and LongAt
+// as a NewSharedStrings table (which scans the section first) does, and
+// EmptyAt for every offset that reads an empty string, a string's
+// terminator included (NewSharedStrings lists only the empty strings that
+// start where the previous one ends).
+func TestSectionStringsAnswersLikeShared(t *testing.T) {
+	long := strings.Repeat("a", btf.KernelMaxNameLen)
+	sec := []byte("\x00x\x00" + long + "\x00" + long + "b\x00\x00tail\x00")
+	shared, byOff := btf.NewSharedStrings(sec), btf.NewSectionStrings(sec)
+	if shared.Len() != byOff.Len() {
+		t.Fatalf("Len: %d, want %d", byOff.Len(), shared.Len())
+	}
+	for off := uint32(1); off < shared.Len(); off++ {
+		ws, wok := shared.Lookup(off)
+		if s, ok := byOff.Lookup(off); s != ws || ok != wok {
+			t.Errorf("Lookup(%d) = %q, %v; want %q, %v", off, s, ok, ws, wok)
+		}
+		if got, want := byOff.LongAt(off), shared.LongAt(off); got != want {
+			t.Errorf("LongAt(%d) = %v, want %v", off, got, want)
+		}
+		if got, want := byOff.EmptyAt(off), wok && ws == ""; got != want {
+			t.Errorf("EmptyAt(%d) = %v, want %v", off, got, want)
+		}
+	}
+	if btf.NewSectionStrings([]byte("no NUL")) != nil || btf.NewSectionStrings(nil) != nil {
+		t.Error("a section not ending with a NUL gave a table")
+	}
+}
