@@ -300,8 +300,8 @@ func TestFastDecoderMatchesStd(t *testing.T) {
 				btfdiff(t, stdPath, fastPath, "-ignore-kinds", "FUNC,FUNC_PROTO")
 				return
 			}
-			if std, fast := dumpFile(t, stdPath), dumpFile(t, fastPath); std != fast {
-				t.Errorf("the two decoders give different BTF (%d vs %d bytes of dump)", len(std), len(fast))
+			if d := testutil.FirstDiff(testutil.DumpFile(t, fastPath), testutil.DumpFile(t, stdPath)); d != "" {
+				t.Errorf("the two decoders give different BTF: %s", d)
 			}
 		})
 	}
@@ -355,23 +355,4 @@ func TestTypeOrderMatchesPahole(t *testing.T) {
 			}
 		})
 	}
-}
-
-// dumpFile returns the dump (as gobtf dump prints it) of the raw BTF file
-// at path.
-func dumpFile(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := btf.Parse(data, nil)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	var b strings.Builder
-	if err := s.Dump(&b); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }

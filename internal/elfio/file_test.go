@@ -49,6 +49,25 @@ func testInputs(t *testing.T, withVmlinux bool) []inputFile {
 	return in
 }
 
+// eachRelocatable runs fn as a subtest on each test input that is a
+// relocatable file, opened with Open; the others are skipped.
+func eachRelocatable(t *testing.T, fn func(t *testing.T, in inputFile, f *File)) {
+	t.Helper()
+	for _, in := range testInputs(t, false) {
+		t.Run(in.name, func(t *testing.T) {
+			f, err := Open(in.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if f.Type != elf.ET_REL {
+				t.Skip("not a relocatable file")
+			}
+			fn(t, in, f)
+		})
+	}
+}
+
 // TestSectionsMatchDebugELF compares the header and every section header
 // and section's contents with what Go's debug/elf reads.
 func TestSectionsMatchDebugELF(t *testing.T) {

@@ -53,70 +53,60 @@ func dwflLayout(t *testing.T) string {
 // uncompressed debug section as libdw sees it once relocated.
 func TestOfflineLayoutMatchesLibdwfl(t *testing.T) {
 	tool := dwflLayout(t)
-	for _, in := range testInputs(t, false) {
-		t.Run(in.name, func(t *testing.T) {
-			f, err := Open(in.path)
-			if err != nil {
-				t.Fatal(err)
+	eachRelocatable(t, func(t *testing.T, in inputFile, f *File) {
+		dir := t.TempDir()
+		out, err := exec.Command(tool, in.path, dir).Output()
+		if err != nil {
+			t.Skipf("libdwfl cannot read it: %v", err)
+		}
+		addrs := f.OfflineLayout()
+		sc := bufio.NewScanner(bytes.NewReader(out))
+		seen := 0
+		for sc.Scan() {
+			var idx, addr uint64
+			fields := strings.Fields(sc.Text())
+			if len(fields) != 3 || fields[0] != "addr" {
+				t.Fatalf("unexpected oracle line %q", sc.Text())
 			}
-			defer f.Close()
-			if f.Type != elf.ET_REL {
-				t.Skip("not a relocatable object")
+			if idx, err = strconv.ParseUint(fields[1], 16, 64); err == nil {
+				addr, err = strconv.ParseUint(fields[2], 16, 64)
 			}
-			dir := t.TempDir()
-			out, err := exec.Command(tool, in.path, dir).Output()
-			if err != nil {
-				t.Skipf("libdwfl cannot read it: %v", err)
+			if err != nil || idx >= uint64(len(addrs)) {
+				t.Fatalf("bad oracle line %q (%d sections)", sc.Text(), len(addrs))
 			}
-			addrs := f.OfflineLayout()
-			sc := bufio.NewScanner(bytes.NewReader(out))
-			seen := 0
-			for sc.Scan() {
-				var idx, addr uint64
-				fields := strings.Fields(sc.Text())
-				if len(fields) != 3 || fields[0] != "addr" {
-					t.Fatalf("unexpected oracle line %q", sc.Text())
-				}
-				if idx, err = strconv.ParseUint(fields[1], 16, 64); err == nil {
-					addr, err = strconv.ParseUint(fields[2], 16, 64)
-				}
-				if err != nil || idx >= uint64(len(addrs)) {
-					t.Fatalf("bad oracle line %q (%d sections)", sc.Text(), len(addrs))
-				}
-				if addrs[idx] != addr {
-					t.Errorf("section %d (%s): address %#x, libdwfl %#x", idx, f.sections[idx].Name, addrs[idx], addr)
-				}
-				seen++
+			if addrs[idx] != addr {
+				t.Errorf("section %d (%s): address %#x, libdwfl %#x", idx, f.sections[idx].Name, addrs[idx], addr)
 			}
-			if seen != len(addrs)-1 {
-				t.Errorf("libdwfl listed %d sections, the file has %d", seen, len(addrs)-1)
-			}
+			seen++
+		}
+		if seen != len(addrs)-1 {
+			t.Errorf("libdwfl listed %d sections, the file has %d", seen, len(addrs)-1)
+		}
 
-			d, err := f.DWARFSectionsAt(addrs)
+		d, err := f.DWARFSectionsAt(addrs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := map[string]int{}
+		for _, s := range f.Sections() {
+			count[s.Name]++
+		}
+		compared := 0
+		for _, name := range DebugSectionNames {
+			s := f.Section(name)
+			if s == nil || count[name] != 1 || s.Flags&elf.SHF_COMPRESSED != 0 {
+				continue
+			}
+			want, err := os.ReadFile(filepath.Join(dir, name))
 			if err != nil {
-				t.Fatal(err)
+				t.Errorf("libdwfl wrote no %s: %v", name, err)
+				continue
 			}
-			count := map[string]int{}
-			for _, s := range f.Sections() {
-				count[s.Name]++
+			if got := d.ByName(name); !bytes.Equal(got, want) {
+				t.Errorf("%s: %d bytes differ from libdwfl's %d at offset %#x", name, len(got), len(want), firstDiff(got, want))
 			}
-			compared := 0
-			for _, name := range DebugSectionNames {
-				s := f.Section(name)
-				if s == nil || count[name] != 1 || s.Flags&elf.SHF_COMPRESSED != 0 {
-					continue
-				}
-				want, err := os.ReadFile(filepath.Join(dir, name))
-				if err != nil {
-					t.Errorf("libdwfl wrote no %s: %v", name, err)
-					continue
-				}
-				if got := d.ByName(name); !bytes.Equal(got, want) {
-					t.Errorf("%s: %d bytes differ from libdwfl's %d at offset %#x", name, len(got), len(want), firstDiff(got, want))
-				}
-				compared++
-			}
-			t.Logf("%d sections placed, %d debug sections compared", seen, compared)
-		})
-	}
+			compared++
+		}
+		t.Logf("%d sections placed, %d debug sections compared", seen, compared)
+	})
 }

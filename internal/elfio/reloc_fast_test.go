@@ -14,44 +14,34 @@ import (
 // symCacheSize symbols, so the symbol cache's slots are shared.
 func TestRelaFastMatchesAny(t *testing.T) {
 	tables := 0
-	for _, in := range testInputs(t, false) {
-		t.Run(in.name, func(t *testing.T) {
-			f, err := Open(in.path)
+	eachRelocatable(t, func(t *testing.T, _ inputFile, f *File) {
+		secs := f.Sections()
+		for i := range secs {
+			rs := &secs[i]
+			if rs.Type != elf.SHT_RELA {
+				continue
+			}
+			tgt := f.SectionByIndex(int(rs.Info))
+			rt, err := f.relocTableOf(rs)
+			if tgt == nil || err != nil || !rt.relaFast() || tgt.Type == elf.SHT_NOBITS {
+				continue
+			}
+			raw, err := f.SectionData(tgt)
 			if err != nil {
-				t.Fatal(err)
+				continue
 			}
-			defer f.Close()
-			if f.Type != elf.ET_REL {
-				t.Skip("not a relocatable file")
+			tables++
+			fast, anyLayout := bytes.Clone(raw), bytes.Clone(raw)
+			errFast := f.applyRelaFast(fast, rt, 0, rt.len(), nil, nil, tgt)
+			errAny := f.applyRelocsAny(anyLayout, tgt, rt, 0, rt.len(), nil, nil)
+			if (errFast == nil) != (errAny == nil) || errFast != nil && errFast.Error() != errAny.Error() {
+				t.Errorf("%s: errors differ: fast %v, generic %v", rs.Name, errFast, errAny)
 			}
-			secs := f.Sections()
-			for i := range secs {
-				rs := &secs[i]
-				if rs.Type != elf.SHT_RELA {
-					continue
-				}
-				tgt := f.SectionByIndex(int(rs.Info))
-				rt, err := f.relocTableOf(rs)
-				if tgt == nil || err != nil || !rt.relaFast() || tgt.Type == elf.SHT_NOBITS {
-					continue
-				}
-				raw, err := f.SectionData(tgt)
-				if err != nil {
-					continue
-				}
-				tables++
-				fast, anyLayout := bytes.Clone(raw), bytes.Clone(raw)
-				errFast := f.applyRelaFast(fast, rt, 0, rt.len(), nil, nil, tgt)
-				errAny := f.applyRelocsAny(anyLayout, tgt, rt, 0, rt.len(), nil, nil)
-				if (errFast == nil) != (errAny == nil) || errFast != nil && errFast.Error() != errAny.Error() {
-					t.Errorf("%s: errors differ: fast %v, generic %v", rs.Name, errFast, errAny)
-				}
-				if !bytes.Equal(fast, anyLayout) {
-					t.Errorf("%s: bytes differ at offset %#x", rs.Name, firstDiff(fast, anyLayout))
-				}
+			if !bytes.Equal(fast, anyLayout) {
+				t.Errorf("%s: bytes differ at offset %#x", rs.Name, firstDiff(fast, anyLayout))
 			}
-		})
-	}
+		}
+	})
 	if tables == 0 {
 		t.Skip("no 64-bit little-endian RELA table among the test inputs")
 	}
