@@ -105,7 +105,7 @@ func TestAppendSpecSectionStrings(t *testing.T) {
 	// Offsets in the table: "int" 1, "long" 5, "x_next" 10 (its tail
 	// "next" 12), "int" again 17.
 	sec := btf.NewSectionStrings([]byte("int\x00long\x00x_next\x00int\x00"))
-	if sec.ByOffset() != true || btf.NewSharedStrings([]byte("a\x00")).ByOffset() {
+	if !sec.ByOffset() || btf.NewSharedStrings([]byte("a\x00")).ByOffset() {
 		t.Fatal("ByOffset does not tell the two kinds of table apart")
 	}
 	tests := []struct {
