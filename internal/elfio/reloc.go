@@ -228,18 +228,31 @@ func (f *File) relocSection(dst []byte, tgt, rs *Section, bases []uint64) error 
 // window[1]] and has a fixed width, and stops with errOutsideWindow at the
 // first that does not.
 func (f *File) applyRelocs(dst []byte, tgt *Section, t *relocTable, lo, hi int, bases []uint64, window *[2]uint64) error {
-	if t.relaFast() {
-		return f.applyRelaFast(dst, t, lo, hi, bases, window, tgt)
-	}
-	return f.applyRelocsAny(dst, tgt, t, lo, hi, bases, window)
+	return f.applyRelocsWith(dst, tgt, t, lo, hi, bases, window, t.relaFast())
 }
 
-// applyRelocsAny is applyRelocs for a table of any layout.
-func (f *File) applyRelocsAny(dst []byte, tgt *Section, t *relocTable, lo, hi int, bases []uint64, window *[2]uint64) error {
-	var sym Symbol
-	lastSym, lastVal := uint64(0), uint64(0) // symbol 0 is never looked up
+// applyRelocsWith is applyRelocs, with fast set when t is a table relaFast
+// accepts: each entry is then read with fixed-width loads, and the 4- and
+// 8-byte fields of opSet rules are patched in place; every other entry, and
+// any field that does not fit in dst, goes through applyReloc, so the bytes
+// written and the errors returned are the same either way (tests compare
+// the two).
+func (f *File) applyRelocsWith(dst []byte, tgt *Section, t *relocTable, lo, hi int, bases []uint64, window *[2]uint64, fast bool) error {
+	var syms symCache
+	n := uint64(len(dst))
 	for i := lo; i < hi; i++ {
-		rOff, symNo, typ, addend := t.entry(i)
+		var rOff, symNo uint64
+		var typ uint32
+		var addend int64
+		if fast {
+			e := t.data[i*24 : i*24+24 : i*24+24]
+			rOff = binary.LittleEndian.Uint64(e)
+			info := binary.LittleEndian.Uint64(e[8:])
+			addend = int64(binary.LittleEndian.Uint64(e[16:]))
+			symNo, typ = info>>32, uint32(info)
+		} else {
+			rOff, symNo, typ, addend = t.entry(i)
+		}
 		var rule relocRule
 		if uint64(typ) < uint64(len(t.rules)) {
 			rule = t.rules[typ]
@@ -253,23 +266,22 @@ func (f *File) applyRelocsAny(dst []byte, tgt *Section, t *relocTable, lo, hi in
 			rOff < window[0] || rOff > window[1] || window[1]-rOff < uint64(rule.size)) {
 			return errOutsideWindow
 		}
-		var s uint64
-		if symNo != 0 {
-			if symNo >= uint64(t.syms.n) {
-				return f.secErrorf(t.sec, int64(i*t.es), nil, "relocation symbol %d out of range (%d symbols)", symNo, t.syms.n)
+		s, ok := syms.get(symNo)
+		if !ok {
+			var err error
+			if s, err = f.symValue(&syms, t, i, symNo, bases); err != nil {
+				return err
 			}
-			// Most entries name one of a few section symbols: the
-			// last one's value is kept.
-			if symNo != lastSym {
-				if _, ok := f.symEntry(t.syms, int(symNo), &sym); !ok {
-					return f.secErrorf(t.sec, int64(i*t.es), nil, "symbol %d: SHN_XINDEX without an entry in .symtab_shndx", symNo)
-				}
-				lastSym, lastVal = symNo, sym.Value
-				if int(sym.Section) < len(bases) {
-					lastVal += bases[sym.Section]
-				}
+		}
+		if fast && rule.op == opSet && n >= 8 && rOff <= n-8 {
+			switch rule.size {
+			case 4:
+				binary.LittleEndian.PutUint32(dst[rOff:], uint32(s+uint64(addend)))
+				continue
+			case 8:
+				binary.LittleEndian.PutUint64(dst[rOff:], s+uint64(addend))
+				continue
 			}
-			s = lastVal
 		}
 		if err := f.applyReloc(dst, rOff, rule, s, addend, t, tgt, typ); err != nil {
 			return err

@@ -7,10 +7,10 @@ import (
 )
 
 // TestRelaFastMatchesAny applies every 64-bit little-endian RELA table of
-// the test inputs twice, with applyRelaFast and with the layout-generic
-// applyRelocsAny, and expects the same bytes and the same error. The
-// generic path is the one the 32-bit, big-endian and REL fixtures check
-// against readelf; the kernel modules' tables also have more than
+// the test inputs twice, with applyRelocsWith's fixed-width reads and
+// in-place patches and without them (the generic decoding the 32-bit,
+// big-endian and REL fixtures check against readelf), and expects the same
+// bytes and the same error. The kernel modules' tables also have more than
 // symCacheSize symbols, so the symbol cache's slots are shared.
 func TestRelaFastMatchesAny(t *testing.T) {
 	tables := 0
@@ -32,8 +32,8 @@ func TestRelaFastMatchesAny(t *testing.T) {
 			}
 			tables++
 			fast, anyLayout := bytes.Clone(raw), bytes.Clone(raw)
-			errFast := f.applyRelaFast(fast, rt, 0, rt.len(), nil, nil, tgt)
-			errAny := f.applyRelocsAny(anyLayout, tgt, rt, 0, rt.len(), nil, nil)
+			errFast := f.applyRelocsWith(fast, tgt, rt, 0, rt.len(), nil, nil, true)
+			errAny := f.applyRelocsWith(anyLayout, tgt, rt, 0, rt.len(), nil, nil, false)
 			if (errFast == nil) != (errAny == nil) || errFast != nil && errFast.Error() != errAny.Error() {
 				t.Errorf("%s: errors differ: fast %v, generic %v", rs.Name, errFast, errAny)
 			}
