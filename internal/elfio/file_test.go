@@ -49,43 +49,45 @@ func testInputs(t *testing.T, withVmlinux bool) []inputFile {
 	return in
 }
 
-// eachRelocatable runs fn as a subtest on each test input that is a
-// relocatable file, opened with Open; the others are skipped.
-func eachRelocatable(t *testing.T, fn func(t *testing.T, in inputFile, f *File)) {
+// eachInput runs fn as a subtest on each test input (testInputs), opened
+// with Open.
+func eachInput(t *testing.T, withVmlinux bool, fn func(t *testing.T, in inputFile, f *File)) {
 	t.Helper()
-	for _, in := range testInputs(t, false) {
+	for _, in := range testInputs(t, withVmlinux) {
 		t.Run(in.name, func(t *testing.T) {
 			f, err := Open(in.path)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			if f.Type != elf.ET_REL {
-				t.Skip("not a relocatable file")
-			}
 			fn(t, in, f)
 		})
 	}
 }
 
+// eachRelocatable is eachInput on the relocatable files among the inputs;
+// the others are skipped.
+func eachRelocatable(t *testing.T, fn func(t *testing.T, in inputFile, f *File)) {
+	t.Helper()
+	eachInput(t, false, func(t *testing.T, in inputFile, f *File) {
+		if f.Type != elf.ET_REL {
+			t.Skip("not a relocatable file")
+		}
+		fn(t, in, f)
+	})
+}
+
 // TestSectionsMatchDebugELF compares the header and every section header
 // and section's contents with what Go's debug/elf reads.
 func TestSectionsMatchDebugELF(t *testing.T) {
-	for _, in := range testInputs(t, true) {
-		t.Run(in.name, func(t *testing.T) {
-			f, err := Open(in.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			ef, err := elf.Open(in.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ef.Close()
-			compareWithDebugELF(t, f, ef)
-		})
-	}
+	eachInput(t, true, func(t *testing.T, in inputFile, f *File) {
+		ef, err := elf.Open(in.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ef.Close()
+		compareWithDebugELF(t, f, ef)
+	})
 }
 
 func compareWithDebugELF(t *testing.T, f *File, ef *elf.File) {

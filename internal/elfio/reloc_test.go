@@ -16,69 +16,62 @@ import (
 // returns with readelf's relocated, decompressed dump of it (readelf -z -R),
 // which applies relocations to ET_REL files only, as we must.
 func TestDWARFSectionsMatchReadelf(t *testing.T) {
-	for _, in := range testInputs(t, false) {
-		t.Run(in.name, func(t *testing.T) {
-			f, err := Open(in.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			d, err := f.DWARFSections()
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Ask for every piece by index; same-named pieces are joined.
-			var names, asked []string
-			for _, name := range DebugSectionNames {
-				if s := f.DebugSection(name); s != nil && s.Size > 0 {
-					names = append(names, name)
-					for _, x := range f.Sections() {
-						if x.Name == s.Name {
-							asked = append(asked, strconv.Itoa(x.Index))
-						}
-					}
-				}
-			}
-			if len(names) == 0 || d.Info == nil {
-				t.Fatal("no debug sections found")
-			}
-			dumps := byName(readelfDumps(t, in.path, "-R", asked))
-			relocated := 0
-			for _, name := range names {
-				want, ok := dumps[f.DebugSection(name).Name]
-				if !ok {
-					t.Errorf("readelf dumped no section %s", name)
-					continue
-				}
-				got := d.ByName(name)
-				if !bytes.Equal(got, want) {
-					t.Errorf("%s: %d bytes differ from readelf's %d at offset %#x", name, len(got), len(want), firstDiff(got, want))
-				}
-				var raw []byte
+	eachInput(t, false, func(t *testing.T, in inputFile, f *File) {
+		d, err := f.DWARFSections()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Ask for every piece by index; same-named pieces are joined.
+		var names, asked []string
+		for _, name := range DebugSectionNames {
+			if s := f.DebugSection(name); s != nil && s.Size > 0 {
+				names = append(names, name)
 				for _, x := range f.Sections() {
-					if x.Name == f.DebugSection(name).Name {
-						b, _ := f.SectionData(&x)
-						raw = append(raw, b...)
+					if x.Name == s.Name {
+						asked = append(asked, strconv.Itoa(x.Index))
 					}
 				}
-				if !bytes.Equal(raw, got) {
-					relocated++
+			}
+		}
+		if len(names) == 0 || d.Info == nil {
+			t.Fatal("no debug sections found")
+		}
+		dumps := byName(readelfDumps(t, in.path, "-R", asked))
+		relocated := 0
+		for _, name := range names {
+			want, ok := dumps[f.DebugSection(name).Name]
+			if !ok {
+				t.Errorf("readelf dumped no section %s", name)
+				continue
+			}
+			got := d.ByName(name)
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s: %d bytes differ from readelf's %d at offset %#x", name, len(got), len(want), firstDiff(got, want))
+			}
+			var raw []byte
+			for _, x := range f.Sections() {
+				if x.Name == f.DebugSection(name).Name {
+					b, _ := f.SectionData(&x)
+					raw = append(raw, b...)
 				}
 			}
-			hasRela := false
-			for _, x := range f.Sections() {
-				hasRela = hasRela || x.Type == elf.SHT_RELA && strings.Contains(x.Name, "debug")
+			if !bytes.Equal(raw, got) {
+				relocated++
 			}
-			switch {
-			case f.Type == elf.ET_REL && hasRela && relocated == 0:
-				// (REL relocations against section symbols, whose value is
-				// 0, legitimately leave the bytes as they are.)
-				t.Errorf("ET_REL file, yet no debug section changed by relocation")
-			case f.Type != elf.ET_REL && relocated != 0:
-				t.Errorf("%v file: %d debug sections changed by relocation", f.Type, relocated)
-			}
-		})
-	}
+		}
+		hasRela := false
+		for _, x := range f.Sections() {
+			hasRela = hasRela || x.Type == elf.SHT_RELA && strings.Contains(x.Name, "debug")
+		}
+		switch {
+		case f.Type == elf.ET_REL && hasRela && relocated == 0:
+			// (REL relocations against section symbols, whose value is
+			// 0, legitimately leave the bytes as they are.)
+			t.Errorf("ET_REL file, yet no debug section changed by relocation")
+		case f.Type != elf.ET_REL && relocated != 0:
+			t.Errorf("%v file: %d debug sections changed by relocation", f.Type, relocated)
+		}
+	})
 }
 
 func firstDiff(a, b []byte) int {

@@ -12,38 +12,31 @@ import (
 
 // TestSymbolsMatchDebugELF compares every symbol with debug/elf's.
 func TestSymbolsMatchDebugELF(t *testing.T) {
-	for _, in := range testInputs(t, true) {
-		t.Run(in.name, func(t *testing.T) {
-			f, err := Open(in.path)
-			if err != nil {
-				t.Fatal(err)
+	eachInput(t, true, func(t *testing.T, in inputFile, f *File) {
+		ef, err := elf.Open(in.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ef.Close()
+		want, err := ef.Symbols()
+		if err != nil {
+			t.Fatalf("debug/elf: %v", err)
+		}
+		got, err := f.Symbols()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%d symbols, debug/elf has %d", len(got), len(want))
+		}
+		for i, w := range want {
+			g := got[i]
+			if g.Name != w.Name || g.Value != w.Value || g.Size != w.Size || g.Info != w.Info || g.Other != w.Other ||
+				g.Section != uint32(w.Section) || g.Type() != elf.ST_TYPE(w.Info) || g.Bind() != elf.ST_BIND(w.Info) {
+				t.Fatalf("symbol %d:\n got %+v\nwant %+v", i+1, g, w)
 			}
-			defer f.Close()
-			ef, err := elf.Open(in.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ef.Close()
-			want, err := ef.Symbols()
-			if err != nil {
-				t.Fatalf("debug/elf: %v", err)
-			}
-			got, err := f.Symbols()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got) != len(want) {
-				t.Fatalf("%d symbols, debug/elf has %d", len(got), len(want))
-			}
-			for i, w := range want {
-				g := got[i]
-				if g.Name != w.Name || g.Value != w.Value || g.Size != w.Size || g.Info != w.Info || g.Other != w.Other ||
-					g.Section != uint32(w.Section) || g.Type() != elf.ST_TYPE(w.Info) || g.Bind() != elf.ST_BIND(w.Info) {
-					t.Fatalf("symbol %d:\n got %+v\nwant %+v", i+1, g, w)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestSymbolsMatchReadelf compares names, values, sizes, types, bindings
