@@ -336,7 +336,7 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 		// copy (about 5 MB of candidate table for a kernel's BTF, which
 		// a small module would spend 10 ms copying); the rare second
 		// pass prepares the base again.
-		spec, dst, err = dedup.Dedup(spec, dedup.Options{InPlace: true, Workers: opts.Jobs, Base: b.index, BaseLastUse: true})
+		spec, dst, err = dedup.Dedup(spec, dedup.Options{InPlace: true, Discard: true, Workers: opts.Jobs, Base: b.index, BaseLastUse: true})
 		if err != nil {
 			return fmt.Errorf("%s: deduplicating: %w", path, err)
 		}
@@ -357,7 +357,7 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 			// kept a type apart that way (BaseFwdKeptApart), the one
 			// situation it is for.
 			var d2 *dedup.Stats
-			spec, d2, err = dedup.Dedup(spec, dedup.Options{InPlace: true, Workers: opts.Jobs, Base: b.index})
+			spec, d2, err = dedup.Dedup(spec, dedup.Options{InPlace: true, Discard: true, Workers: opts.Jobs, Base: b.index})
 			if err != nil {
 				return fmt.Errorf("%s: deduplicating again: %w", path, err)
 			}

@@ -1,6 +1,9 @@
 package dedup
 
 import (
+	"bytes"
+	"encoding/binary"
+	"runtime"
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
@@ -88,5 +91,37 @@ func TestDedupInPlace(t *testing.T) {
 	}
 	if dump(t, a) != dump(t, b) || a.NumTypes() != 3 {
 		t.Errorf("in-place result differs or has %d types:\n%s\n%s", a.NumTypes(), dump(t, a), dump(t, b))
+	}
+}
+
+// TestDedupDiscard checks that handing the input and the working memory back
+// (Discard) leaves the output as it is without, also once the garbage
+// collector has run and new allocations may have reused freed memory while
+// the pages were being emptied.
+func TestDedupDiscard(t *testing.T) {
+	in := reparse(t, genInput(7, 400, 30), nil)
+	want, _, err := Dedup(in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBytes := want.Marshal(binary.LittleEndian)
+	for round := range 5 {
+		got, _, err := Dedup(reparse(t, genInput(7, 400, 30), nil), Options{InPlace: true, Discard: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var junk [][]byte
+		for range 20 {
+			runtime.GC()
+			junk = append(junk, bytes.Repeat([]byte{0xa5}, 1<<16))
+		}
+		if !bytes.Equal(got.Marshal(binary.LittleEndian), wantBytes) {
+			t.Fatalf("round %d: output with Discard differs", round)
+		}
+		for _, j := range junk {
+			if j[len(j)/2] != 0xa5 {
+				t.Fatalf("round %d: an allocation made after Dedup was emptied", round)
+			}
+		}
 	}
 }

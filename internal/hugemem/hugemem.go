@@ -95,3 +95,27 @@ func MakeTouched[T any](n int) []T {
 // to populate first than to fault in page by page as it is written: for
 // 130 MB read from a file, 64-70 ms against 87-100 ms here.
 func Populate(b []byte) bool { return len(b) > 0 && populate(b) }
+
+// Bytes returns the memory of s, up to its capacity, as bytes. T must hold
+// no pointers.
+func Bytes[T any](s []T) []byte {
+	var zero T
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), uintptr(cap(s))*unsafe.Sizeof(zero))
+}
+
+// Discard hands the whole pages inside each of bufs back to the system
+// (MADV_DONTNEED), for memory that nothing will read again: the pages read
+// as zero afterwards, and the process's exit, which frees its memory on one
+// CPU, has that much less to free. It is meant to run on a goroutine of its
+// own while the program finishes its output.
+//
+// Invariant: the caller never reads bufs again, and bufs must hold no
+// pointers. The buffers stay reachable until Discard returns, so the
+// garbage collector cannot free them and hand their pages to a new
+// allocation while the system call is still emptying them.
+func Discard(bufs ...[]byte) {
+	for _, b := range bufs {
+		discard(b)
+	}
+	runtime.KeepAlive(bufs)
+}

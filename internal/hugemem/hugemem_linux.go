@@ -56,3 +56,17 @@ func populate(b []byte) bool {
 func release(p, n uintptr) {
 	syscall.Syscall(syscall.SYS_MADVISE, p, n, madvDontneed)
 }
+
+// discard gives back the whole pages inside b; see Discard.
+func discard(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	ps := uintptr(syscall.Getpagesize())
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	start := (p + ps - 1) &^ (ps - 1)
+	end := (p + uintptr(len(b))) &^ (ps - 1)
+	if start < end {
+		syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvDontneed)
+	}
+}

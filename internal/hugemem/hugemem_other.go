@@ -11,3 +11,5 @@ func advise(b []byte) {}
 func populate(b []byte) bool { return false }
 
 func release(p, n uintptr) {}
+
+func discard(b []byte) {}
