@@ -14,13 +14,14 @@ func TestGCForInput(t *testing.T) {
 		name      string
 		size      uint64
 		memLimit  string // GOMEMLIMIT in the environment
-		wantPct   int
+		wantPct   int    // before the conversion starts
+		convPct   int    // once it has
 		wantLimit int64
 	}{
-		{"module", 11 << 20, "", -1, smallHeapLimit},
-		{"just below a kernel", bigInfo - 1, "", -1, smallHeapLimit},
-		{"kernel", bigInfo, "", 10, unset},
-		{"module with GOMEMLIMIT", 11 << 20, "100MiB", -1, unset},
+		{"module", 11 << 20, "", -1, -1, smallHeapLimit},
+		{"just below a kernel", bigInfo - 1, "", -1, -1, smallHeapLimit},
+		{"kernel", bigInfo, "", -1, 10, unset},
+		{"module with GOMEMLIMIT", 11 << 20, "100MiB", -1, -1, unset},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("GOMEMLIMIT", tc.memLimit)
@@ -29,13 +30,16 @@ func TestGCForInput(t *testing.T) {
 			limit0 := debug.SetMemoryLimit(unset)
 			defer debug.SetMemoryLimit(limit0)
 
-			restore := gcForInput(tc.size)
+			restore, converting := gcForInput(tc.size)
 			pct := debug.SetGCPercent(-1)
 			debug.SetGCPercent(pct)
+			converting()
+			convPct := debug.SetGCPercent(-1)
+			debug.SetGCPercent(convPct)
 			limit := debug.SetMemoryLimit(-1)
 			restore()
-			if pct != tc.wantPct || limit != tc.wantLimit {
-				t.Errorf("GC percent %d, memory limit %d; want %d, %d", pct, limit, tc.wantPct, tc.wantLimit)
+			if pct != tc.wantPct || convPct != tc.convPct || limit != tc.wantLimit {
+				t.Errorf("GC percent %d, then %d, memory limit %d; want %d, %d, %d", pct, convPct, limit, tc.wantPct, tc.convPct, tc.wantLimit)
 			}
 			if pct := debug.SetGCPercent(100); pct != 100 {
 				t.Errorf("GC percent after restore: %d, want 100", pct)

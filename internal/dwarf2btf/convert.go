@@ -359,6 +359,9 @@ func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die
 	// over them saves about a fifth of the decoding.
 	d, err := die.NewWith(secs, die.Options{Lean: true})
 	<-ready
+	if opts.OnConvert != nil {
+		opts.OnConvert()
+	}
 	if err != nil {
 		return nil, err
 	}

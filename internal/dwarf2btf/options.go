@@ -156,6 +156,13 @@ type Options struct {
 	// KabiPrefix, when set, replaces every name that starts with it by the
 	// prefix alone (pahole's --kabi_prefix, for kABI-padding members).
 	KabiPrefix string
+
+	// OnConvert, when set, is called once the units have been indexed and
+	// the ELF side (symbols, function table) read, as the conversion of
+	// the units starts. What is allocated before is long-lived (abbreviation
+	// tables, symbols), so a caller may hold the garbage collector off
+	// until then.
+	OnConvert func()
 }
 
 // LanguageFilter selects compilation units by their DW_AT_language: with

@@ -104,3 +104,19 @@ func TestLanguages(t *testing.T) {
 		t.Error("language filter decisions wrong")
 	}
 }
+
+// TestOnConvert checks that Encode calls Options.OnConvert exactly once, on
+// an input with units to convert, before it returns.
+func TestOnConvert(t *testing.T) {
+	obj := buildFixture(t, "gcc", "plain.c")
+	for _, jobs := range []int{1, 2} {
+		calls := 0
+		s, err := Encode(obj, &Options{Features: DefaultFeatures(), Jobs: jobs, OnConvert: func() { calls++ }}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if calls != 1 || s.NumTypes() == 0 {
+			t.Errorf("-j%d: OnConvert called %d times (%d types encoded), want once", jobs, calls, s.NumTypes())
+		}
+	}
+}
