@@ -176,7 +176,7 @@ const (
 	atAbstractOrigin     = 0x31
 	atCallingConvention  = 0x36
 	atGNUAnnotation      = 0x2139
-	ccNocall             = 0x05
+	ccNocall             = 0x03 // DW_CC_nocall (0x05 is DW_CC_pass_by_value)
 	tagInlinedSubroutine = 0x1d
 )
 

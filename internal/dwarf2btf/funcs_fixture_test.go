@@ -1,10 +1,13 @@
 package dwarf2btf
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -140,6 +143,88 @@ func TestFuncsRules(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestFuncsNocall checks the functions whose calling convention clang
+// changed (DW_CC_nocall) against pahole's rules for them (btf_encoder.c of
+// the pahole the shared references come from; checked by hand against a
+// build of it on this fixture and on a clang 19 kernel): a changed function
+// with a parameter optimized out is left out, unless true_signature encodes
+// it without that parameter. The installed pahole (1.24) predates the rule,
+// and the clang before 15 never marks a function so: the test needs clang 15
+// or later and skips without one.
+func TestFuncsNocall(t *testing.T) {
+	cc := newerClang(t, 15)
+	bin := buildFixture(t, cc, "nocall.c")
+	if !strings.Contains(readelfOutput(t, "--debug-dump=info", bin), "(nocall)") {
+		t.Fatalf("%s marked no function DW_CC_nocall: the fixture no longer tests the rule", cc)
+	}
+	const kbuild = "encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs,attributes"
+	for _, tc := range []struct {
+		name     string
+		features string
+		want     []string // the FUNCs, sorted
+	}{
+		{"kbuild", kbuild, []string{"keep_all", "main", "ret_unused"}},
+		{"default", "", []string{"keep_all", "main", "ret_unused"}},
+		{"true_signature", kbuild + ",true_signature", []string{"drop_mid", "keep_all", "main", "ret_unused"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := NewFeatureSet()
+			if tc.features != "" {
+				if err := fs.ApplyList(tc.features, true); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sigs := funcSigs(convertWithFuncs(t, bin, &Options{Features: fs.Features, Jobs: 1}))
+			var got []string
+			for name := range sigs {
+				got = append(got, name)
+			}
+			sort.Strings(got)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("FUNCs %v, want %v", got, tc.want)
+			}
+			if sig, ok := sigs["drop_mid"]; ok {
+				// clang may also fold the constant b; a, first, stays.
+				if len(sig.params) == 0 || !strings.HasPrefix(sig.params[0], "a:") {
+					t.Errorf("drop_mid encoded with %v, want a first", sig.params)
+				}
+				for _, p := range sig.params {
+					if strings.HasPrefix(p, "unused:") {
+						t.Errorf("drop_mid encoded with %v, want it without the parameter clang dropped", sig.params)
+					}
+				}
+			}
+		})
+	}
+}
+
+// newerClang returns the name of a clang of at least version min on PATH
+// (clang itself, or clang-N from the newest down), skipping the test when
+// there is none.
+func newerClang(t *testing.T, min int) string {
+	t.Helper()
+	names := []string{"clang"}
+	for v := 30; v >= min; v-- {
+		names = append(names, fmt.Sprintf("clang-%d", v))
+	}
+	for _, name := range names {
+		path, err := exec.LookPath(name)
+		if err != nil {
+			continue
+		}
+		out, err := exec.Command(path, "-dumpversion").Output()
+		if err != nil {
+			continue
+		}
+		major, _, _ := strings.Cut(strings.TrimSpace(string(out)), ".")
+		if v, err := strconv.Atoi(major); err == nil && v >= min {
+			return name
+		}
+	}
+	t.Skipf("skipping: no clang %d or later on PATH (apt-get install clang-19)", min)
+	return ""
 }
 
 func equalStringMaps(a, b map[string]string) bool {

@@ -1,0 +1,37 @@
+// build: $CC -O2 -g -std=gnu11 -nostdlib -static -Wl,-e,main -o $OUT $SRC
+//
+// A function whose calling convention the compiler changed. clang 15 and
+// later drop drop_mid's unused parameter (dead argument elimination) and
+// mark the function DW_AT_calling_convention DW_CC_nocall (0x03); the
+// parameter keeps its DIE but has no location. pahole (btf_encoder.c, the
+// skipping of optimized parameters when the ABI changed) leaves such a
+// function out unless the true_signature feature is on, which encodes it
+// without the parameter. keep_all and ret_unused keep their conventions.
+// The expectations are in funcs_fixture_test.go (TestFuncsNocall).
+
+volatile long sink;
+
+static __attribute__((noinline)) int drop_mid(int a, int unused, int b)
+{
+	sink = a;
+	return a + b;
+}
+
+static __attribute__((noinline)) void ret_unused(long a, long b)
+{
+	sink = a * b;
+}
+
+static __attribute__((noinline)) int keep_all(int a, int b)
+{
+	sink = a - b;
+	return a ^ b;
+}
+
+int main(void)
+{
+	int r = drop_mid((int)sink, 7, 3);
+
+	ret_unused(sink, r);
+	return keep_all(r, (int)sink);
+}
