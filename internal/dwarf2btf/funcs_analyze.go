@@ -1,6 +1,7 @@
 package dwarf2btf
 
 import (
+	"math/bits"
 	"strings"
 
 	"github.com/gobtf/gobtf/internal/btf"
@@ -32,8 +33,8 @@ import (
 // missing parameters are optimized out (and take no register), stack
 // locations are unexpected for register-sized parameters, and a parameter
 // with no location keeps its slots when the next parameter sits where it
-// would be expected. (pahole's replacement of an aggregate by the one member
-// left in a register is not reproduced.)
+// would be expected, and a struct of which a single member arrives in a
+// register takes one slot and is encoded as that member (trueSigMember).
 //
 // Afterwards the function has optimized parameters when any parameter was
 // optimized out or has no location at all, and an unexpected register when
@@ -139,6 +140,10 @@ func (s *funcScratch) analyze(u *funcUnit, abi *abiRegs, fi int32) {
 						reg += slots
 						continue
 					}
+					if p.member, p.memberTyp, p.hasMember = trueSigMember(u, p); p.hasMember {
+						reg++
+						continue
+					}
 				}
 			case p.hasConst && !u.producerClang:
 				p.optimized = true
@@ -175,6 +180,49 @@ func (s *funcScratch) analyze(u *funcUnit, abi *abiRegs, fi int32) {
 			sp.flags |= flagUnexpectedReg
 		}
 	}
+}
+
+// trueSigMember finds, for an aggregate parameter of which a single member
+// arrives in a register (one byte offset marked in one register's half of
+// the location pieces), that member, which true_signature encodes in the
+// parameter's place as "<parameter>__<member>" with the member's type, as
+// pahole's parameter__finish_piece_decode and get_member_with_offset do:
+// only through the parameter DIE's own DW_AT_type, past the types without a
+// size (typedefs and qualifiers), to a struct (not a union) with a named
+// member at exactly that offset.
+func trueSigMember(u *funcUnit, p *fparam) (string, btf.TypeID, bool) {
+	first, second := p.loc.first, p.loc.second
+	if !p.hasType || first != 0 && second != 0 || bits.OnesCount64(first) > 1 || bits.OnesCount64(second) > 1 {
+		return "", 0, false
+	}
+	off := bits.TrailingZeros64(first)
+	if first == 0 {
+		off = u.addrSize() + bits.TrailingZeros64(second)
+	}
+	id := u.typeID(p.typ)
+	for hops := 0; id != 0 && hops < 64; hops++ {
+		t := u.spec.Type(id)
+		if t == nil {
+			return "", 0, false
+		}
+		switch t.Kind() {
+		case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag:
+			id = t.Ref()
+			continue
+		case btf.KindStruct:
+			for k := 0; k < t.Vlen(); k++ {
+				m := t.Member(k)
+				if btf.MemberBitOffset(t.KindFlag(), m.Offset) == uint32(off)*8 {
+					if n := u.spec.Strings().String(m.NameOff); n != "" {
+						return n, m.Type, true
+					}
+					return "", 0, false
+				}
+			}
+		}
+		return "", 0, false
+	}
+	return "", 0, false
 }
 
 // isStructParam reports a struct type, seen through typedefs and const (a
@@ -299,6 +347,9 @@ func (s *funcScratch) candidates(u *funcUnit, abi *abiRegs) []funcCandidate {
 			fp := funcParam{name: internName(&p.name)}
 			if p.typ != 0 {
 				fp.typ = u.typeID(p.typ)
+			}
+			if trueSig && changed && p.hasMember {
+				fp = funcParam{name: intern(kabiName(u.opts, p.name.Str()) + "__" + p.member), typ: p.memberTyp}
 			}
 			params = append(params, fp)
 		}

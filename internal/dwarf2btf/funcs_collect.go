@@ -96,6 +96,13 @@ type fparam struct {
 	inMemory   bool
 	optimized  bool
 	unexpected bool
+
+	// With true_signature, the one member of an aggregate parameter that
+	// arrives in a register, encoded in the parameter's place (see
+	// trueSigMember).
+	member    string
+	memberTyp btf.TypeID
+	hasMember bool
 }
 
 // fannot is one btf_decl_tag annotation of a function or of a parameter.
