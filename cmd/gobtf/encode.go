@@ -168,9 +168,11 @@ const smallHeapLimit = 1 << 30
 // 274 MB (GOGC=25) to 250 MB for no measurable time. Not before the units'
 // conversion, though: indexing the units and reading the ELF symbols
 // allocate only what lives on (abbreviation tables, symbol tables), and at
-// GOGC=10 their growing heap was marked in two or three collections, 60 ms
-// of marking on the path to the first unit (medians of 9 alternated -j2
-// runs: conversion 1127.1 -> 1104.0 ms, the same peak memory).
+// GOGC=10 their growing heap was marked in two or three collections (mark
+// phases of 20 and 40 ms in a trace) on the path to the first unit. Held
+// off until the conversion starts (medians of 9 alternated -j2 vmlinux
+// runs): 1670.0 -> 1644.1 ms, the conversion 984.5 -> 968.5 ms, the same
+// peak memory.
 //
 // A module's heap is small and mostly live to the end (the converters'
 // buffers, the joined types, the base's tables), and at GOGC=10 it would be
