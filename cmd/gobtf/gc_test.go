@@ -7,21 +7,25 @@ import (
 )
 
 // TestGCForInput checks the collector settings gcForInput makes for each
-// size of input, and that its restore function puts back what was there.
+// size of input, before the conversion and once it has started (merged or
+// not), and that its restore function puts back what was there.
 func TestGCForInput(t *testing.T) {
 	const unset = math.MaxInt64 // the runtime's "no limit"
 	for _, tc := range []struct {
 		name      string
 		size      uint64
 		memLimit  string // GOMEMLIMIT in the environment
+		merged    bool   // the units are converted as one
 		wantPct   int    // before the conversion starts
 		convPct   int    // once it has
 		wantLimit int64
 	}{
-		{"module", 11 << 20, "", -1, -1, smallHeapLimit},
-		{"just below a kernel", bigInfo - 1, "", -1, -1, smallHeapLimit},
-		{"kernel", bigInfo, "", -1, 10, unset},
-		{"module with GOMEMLIMIT", 11 << 20, "100MiB", -1, -1, unset},
+		{"module", 11 << 20, "", false, -1, -1, smallHeapLimit},
+		{"just below a kernel", bigInfo - 1, "", false, -1, -1, smallHeapLimit},
+		{"kernel", bigInfo, "", false, -1, 10, unset},
+		{"module with GOMEMLIMIT", 11 << 20, "100MiB", false, -1, -1, unset},
+		{"small LTO file", 32 << 20, "", true, -1, 100, smallHeapLimit},
+		{"LTO kernel", bigInfo, "", true, -1, 10, unset},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("GOMEMLIMIT", tc.memLimit)
@@ -33,7 +37,7 @@ func TestGCForInput(t *testing.T) {
 			restore, converting := gcForInput(tc.size)
 			pct := debug.SetGCPercent(-1)
 			debug.SetGCPercent(pct)
-			converting()
+			converting(tc.merged)
 			convPct := debug.SetGCPercent(-1)
 			debug.SetGCPercent(convPct)
 			limit := debug.SetMemoryLimit(-1)

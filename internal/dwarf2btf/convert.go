@@ -359,9 +359,6 @@ func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die
 	// over them saves about a fifth of the decoding.
 	d, err := die.NewWith(secs, die.Options{Lean: true})
 	<-ready
-	if opts.OnConvert != nil {
-		opts.OnConvert()
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -387,6 +384,9 @@ func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die
 	fs := &funcSource{data: d, units: units, table: table, machine: f.Machine}
 	n := len(units)
 	merged := n > 0 && mergeUnits(f, d)
+	if opts.OnConvert != nil {
+		opts.OnConvert(merged)
+	}
 	if !merged {
 		n += len(tunits)
 	}

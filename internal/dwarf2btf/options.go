@@ -159,10 +159,12 @@ type Options struct {
 
 	// OnConvert, when set, is called once the units have been indexed and
 	// the ELF side (symbols, function table) read, as the conversion of
-	// the units starts. What is allocated before is long-lived (abbreviation
-	// tables, symbols), so a caller may hold the garbage collector off
-	// until then.
-	OnConvert func()
+	// the units starts, with merged set when they are converted as one (LTO
+	// and dwz files, see merged.go). What is allocated before is long-lived
+	// (abbreviation tables, symbols), so a caller may hold the garbage
+	// collector off until then; a merged conversion holds every unit's
+	// records at once and outgrows its buffers many times over.
+	OnConvert func(merged bool)
 }
 
 // LanguageFilter selects compilation units by their DW_AT_language: with
