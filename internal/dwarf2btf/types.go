@@ -230,7 +230,7 @@ func (c *cuTypes) addUnordered(d *digest, k btf.Kind) int {
 	// the stack and copied with 16-byte loads right after its narrower
 	// stores, which cannot be forwarded from them; the CPU profile showed
 	// that copy as a hot spot (see walk).
-	c.recs = append(c.recs, typeRec{})
+	c.recs = append(grow(c.recs, 1), typeRec{})
 	i := len(c.recs) - 1
 	r := &c.recs[i]
 	r.off, r.ref, r.kind = d.off, d.typ, k

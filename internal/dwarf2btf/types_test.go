@@ -356,3 +356,39 @@ func TestTypeOrderMatchesPahole(t *testing.T) {
 		})
 	}
 }
+
+// TestGrow checks grow: room for n more elements, the contents kept, the
+// capacity doubled once past doubleFrom and left to append below it.
+func TestGrow(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		len, cap, n int
+		wantCap     int // 0: unchanged (append will grow it)
+	}{
+		{"room left", 10, 20, 5, 0},
+		{"small, full", 20, 20, 5, 0},
+		{"large, room left", doubleFrom, doubleFrom + 8, 8, 0},
+		{"large, full", doubleFrom, doubleFrom, 1, 2 * doubleFrom},
+		{"large, needs more than double", doubleFrom, doubleFrom, 3 * doubleFrom, 4 * doubleFrom},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := make([]int32, tc.len, tc.cap)
+			for i := range s {
+				s[i] = int32(i)
+			}
+			g := grow(s, tc.n)
+			want := tc.wantCap
+			if want == 0 {
+				want = tc.cap
+			}
+			if len(g) != tc.len || cap(g) != want {
+				t.Fatalf("len %d cap %d, want %d and %d", len(g), cap(g), tc.len, want)
+			}
+			for i := range g {
+				if g[i] != int32(i) {
+					t.Fatalf("element %d is %d", i, g[i])
+				}
+			}
+		})
+	}
+}
