@@ -257,7 +257,8 @@ func sortedPairs(m map[string]string) []string {
 // (gcc's LTRANS units, clang's merged module), whose units refer into each
 // other with DW_FORM_ref_addr, and compares the whole result, functions
 // included, with the installed pahole, which reads such files as one merged
-// unit; its output here is the same as pahole 1.31's. Without merging,
+// unit; its output here is the same as pahole 1.31's (but for the functions
+// whose convention clang 15 and later changed). Without merging,
 // clang's cross-unit type references come out void and gcc's concrete
 // function instances lose their parameter names.
 func TestLTOMatchesPahole(t *testing.T) {
@@ -284,7 +285,16 @@ func TestLTOMatchesPahole(t *testing.T) {
 			if err := os.WriteFile(raw, s.Marshal(s.ByteOrder()), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			btfdiff(t, dedupLibbpf(t, raw), ref)
+			var args []string
+			if strings.Contains(readelfOutput(t, "--debug-dump=info", bin), "(nocall)") {
+				// clang 15 and later mark the functions whose calling
+				// convention they changed (DW_CC_nocall), and the
+				// installed pahole predates the rule that leaves some
+				// of them out (TestFuncsNocall checks it): compare
+				// everything but the functions then.
+				args = []string{"-ignore-kinds", "FUNC,FUNC_PROTO"}
+			}
+			btfdiff(t, dedupLibbpf(t, raw), ref, args...)
 		})
 	}
 }
