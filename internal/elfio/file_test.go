@@ -65,6 +65,18 @@ func eachInput(t *testing.T, withVmlinux bool, fn func(t *testing.T, in inputFil
 	}
 }
 
+// stdELF opens path with debug/elf, the reference the tests compare with,
+// and closes it when the test ends.
+func stdELF(t *testing.T, path string) *elf.File {
+	t.Helper()
+	ef, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ef.Close() })
+	return ef
+}
+
 // eachRelocatable is eachInput on the relocatable files among the inputs;
 // the others are skipped.
 func eachRelocatable(t *testing.T, fn func(t *testing.T, in inputFile, f *File)) {
@@ -81,11 +93,7 @@ func eachRelocatable(t *testing.T, fn func(t *testing.T, in inputFile, f *File))
 // and section's contents with what Go's debug/elf reads.
 func TestSectionsMatchDebugELF(t *testing.T) {
 	eachInput(t, true, func(t *testing.T, in inputFile, f *File) {
-		ef, err := elf.Open(in.path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ef.Close()
+		ef := stdELF(t, in.path)
 		compareWithDebugELF(t, f, ef)
 	})
 }

@@ -88,60 +88,49 @@ func firstDiff(a, b []byte) int {
 // machines) and compares them. RISC-V is left out: debug/elf ignores its
 // ADD/SUB relocations, which readelf's comparison above covers.
 func TestDWARFEntriesMatchDebugELF(t *testing.T) {
-	for _, in := range testInputs(t, false) {
-		t.Run(in.name, func(t *testing.T) {
-			f, err := Open(in.path)
-			if err != nil {
-				t.Fatal(err)
+	eachInput(t, false, func(t *testing.T, in inputFile, f *File) {
+		if f.Machine == elf.EM_RISCV {
+			t.Skip("skipping: debug/elf does not apply RISC-V ADD/SUB relocations")
+		}
+		ef := stdELF(t, in.path)
+		want, err := ef.DWARF()
+		if err != nil {
+			t.Fatalf("debug/elf: %v", err)
+		}
+		d, err := f.DWARFSections()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := d.dwarfData()
+		if err != nil {
+			t.Fatal(err)
+		}
+		gr, wr := got.Reader(), want.Reader()
+		n := 0
+		for {
+			ge, gerr := gr.Next()
+			we, werr := wr.Next()
+			if n == 0 && werr != nil {
+				t.Skipf("skipping: debug/elf cannot decode this file's DWARF: %v", werr)
 			}
-			defer f.Close()
-			if f.Machine == elf.EM_RISCV {
-				t.Skip("skipping: debug/elf does not apply RISC-V ADD/SUB relocations")
+			if (gerr == nil) != (werr == nil) {
+				t.Fatalf("entry %d: error %v, debug/elf %v", n, gerr, werr)
 			}
-			ef, err := elf.Open(in.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ef.Close()
-			want, err := ef.DWARF()
-			if err != nil {
-				t.Fatalf("debug/elf: %v", err)
-			}
-			d, err := f.DWARFSections()
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := d.dwarfData()
-			if err != nil {
-				t.Fatal(err)
-			}
-			gr, wr := got.Reader(), want.Reader()
-			n := 0
-			for {
-				ge, gerr := gr.Next()
-				we, werr := wr.Next()
-				if n == 0 && werr != nil {
-					t.Skipf("skipping: debug/elf cannot decode this file's DWARF: %v", werr)
+			if gerr != nil || ge == nil || we == nil {
+				if (ge == nil) != (we == nil) {
+					t.Fatalf("entry %d: end of entries differs", n)
 				}
-				if (gerr == nil) != (werr == nil) {
-					t.Fatalf("entry %d: error %v, debug/elf %v", n, gerr, werr)
-				}
-				if gerr != nil || ge == nil || we == nil {
-					if (ge == nil) != (we == nil) {
-						t.Fatalf("entry %d: end of entries differs", n)
-					}
-					break
-				}
-				if !reflect.DeepEqual(ge, we) {
-					t.Fatalf("entry %d:\n got %+v\nwant %+v", n, ge, we)
-				}
-				n++
+				break
 			}
-			if n < 10 {
-				t.Errorf("only %d entries compared", n)
+			if !reflect.DeepEqual(ge, we) {
+				t.Fatalf("entry %d:\n got %+v\nwant %+v", n, ge, we)
 			}
-		})
-	}
+			n++
+		}
+		if n < 10 {
+			t.Errorf("only %d entries compared", n)
+		}
+	})
 }
 
 // dwarfData builds a debug/dwarf reader over the sections, the way

@@ -13,11 +13,7 @@ import (
 // TestSymbolsMatchDebugELF compares every symbol with debug/elf's.
 func TestSymbolsMatchDebugELF(t *testing.T) {
 	eachInput(t, true, func(t *testing.T, in inputFile, f *File) {
-		ef, err := elf.Open(in.path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ef.Close()
+		ef := stdELF(t, in.path)
 		want, err := ef.Symbols()
 		if err != nil {
 			t.Fatalf("debug/elf: %v", err)
