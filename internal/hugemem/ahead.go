@@ -48,12 +48,12 @@ const populateStep = 4 << 20
 // a few huge pages are left alone: their faults do not matter.
 func StartAhead[T any](s []T, window int) *Ahead {
 	a := &Ahead{window: window}
-	var zero T
-	size := uintptr(cap(s)) * unsafe.Sizeof(zero)
-	if !supported || size < minBytes || window <= 0 {
+	mem := Bytes(s)
+	if !supported || len(mem) < minBytes || window <= 0 {
 		return a
 	}
-	a.mem = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), size)
+	a.mem = mem
+	var zero T
 	a.used.Store(int64(uintptr(len(s)) * unsafe.Sizeof(zero)))
 	a.kick = make(chan struct{}, 1)
 	a.kick <- struct{}{}

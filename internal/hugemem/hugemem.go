@@ -37,9 +37,8 @@ const minBytes = 8 << 20
 // included.
 func Make[T any](n, c int) []T {
 	s := make([]T, n, c)
-	var zero T
-	if size := uintptr(cap(s)) * unsafe.Sizeof(zero); size >= minBytes && supported {
-		advise(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), size))
+	if b := Bytes(s); len(b) >= minBytes && supported {
+		advise(b)
 	}
 	return s
 }
@@ -80,9 +79,8 @@ const minTouched = 64 << 10
 // no pointers.
 func MakeTouched[T any](n int) []T {
 	s := make([]T, n)
-	var zero T
-	if size := uintptr(n) * unsafe.Sizeof(zero); size >= minTouched {
-		if !populate(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), size)) {
+	if b := Bytes(s); len(b) >= minTouched {
+		if !populate(b) {
 			clear(s)
 		}
 	}
