@@ -7,7 +7,7 @@ FUZZTIME ?= 30s
 FUZZFLAGS ?=
 PKGS     := ./...
 
-.PHONY: all build test test-short test-modules test-kbuild bench fuzz lint clean
+.PHONY: all build test test-short test-modules test-kbuild bench pgo fuzz lint clean
 
 all: build
 
@@ -58,6 +58,12 @@ test-kbuild: build
 bench:
 	bash scripts/bench.sh
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m $(PKGS)
+
+# Remakes cmd/gobtf/default.pgo, the CPU profile "go build" optimizes gobtf
+# with (profile-guided optimization), from runs on the shared vmlinux and
+# modules; needs ../shared.
+pgo:
+	bash scripts/pgo.sh
 
 # Runs every native fuzz target for FUZZTIME each, after comparing the
 # deduplicator with libbpf on DEDUP_RANDOM generated inputs.
