@@ -9,25 +9,16 @@ set -euo pipefail
 export LC_ALL=C # EPOCHREALTIME and awk read "." as the decimal point
 cd "$(dirname "$0")/.."
 RUNS=${1:-${RUNS:-5}}
-SHARED=${GOBTF_SHARED:-$(pwd)/../shared}
-CACHE=${GOBTF_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gobtf-test}
+. scripts/corpus.sh
 TIME=/usr/bin/time
 [ -d "$SHARED/reference" ] || { echo "bench: needs the shared data folder $SHARED" >&2; exit 1; }
 [ -x "$TIME" ] || { echo "bench: needs GNU time (apt-get install time)" >&2; exit 1; }
-mkdir -p "$CACHE"
 
 CGO_ENABLED=0 go build -trimpath -o bin/gobtf ./cmd/gobtf
 if [ ! -x "$CACHE/tools/bin/btfdedup" ]; then
   cp -rT "$SHARED/tools" "$CACHE/tools" && chmod -R u+w "$CACHE/tools"
   make -s -C "$CACHE/tools" BIN=bin >/dev/null
 fi
-unxz_cached() { # unxz_cached SRC.xz -> prints path of the decompressed copy
-  local dst="$CACHE/$(basename "${1%.xz}")"
-  if [ ! -s "$dst" ] || [ "$1" -nt "$dst" ]; then
-    xz -dc "$1" > "$dst.tmp" && mv -f "$dst.tmp" "$dst"
-  fi
-  echo "$dst"
-}
 UNDEDUP=$(unxz_cached "$SHARED/reference/vmlinux-6.1.0-56-cloud-amd64.undeduped.btf.xz")
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT

@@ -9,17 +9,8 @@
 #   scripts/pgo.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SHARED=${GOBTF_SHARED:-$(pwd)/../shared}
-CACHE=${GOBTF_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gobtf-test}
+. scripts/corpus.sh
 [ -d "$SHARED/corpus" ] || { echo "pgo: needs the shared data folder $SHARED" >&2; exit 1; }
-mkdir -p "$CACHE"
-unxz_cached() { # unxz_cached SRC.xz -> prints path of the decompressed copy
-  local dst="$CACHE/$(basename "${1%.xz}")"
-  if [ ! -s "$dst" ] || [ "$1" -nt "$dst" ]; then
-    xz -dc "$1" > "$dst.tmp" && mv -f "$dst.tmp" "$dst"
-  fi
-  echo "$dst"
-}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 CGO_ENABLED=0 go build -trimpath -pgo=off -o "$WORK/gobtf" ./cmd/gobtf
