@@ -12,8 +12,9 @@ import (
 //
 // Established: out holds exactly one type per equivalence class found, no
 // type references a dropped type, and the string offsets are those of the
-// deduplicated table already in out.
-func (d *deduper) compact(out *btf.Spec) error {
+// deduplicated table already in out: the words' own, or, after a deferred
+// string pass, their translation by strs.
+func (d *deduper) compact(out *btf.Spec, strs *strMap) error {
 	// newID is written for the representatives only: a reference always
 	// resolves to one, which remap checks, so the other entries are never
 	// read (and writing all 3.4 M of a kernel's cost more than the rest).
@@ -49,6 +50,9 @@ func (d *deduper) compact(out *btf.Spec) error {
 		out.Type(nid).ForEachTypeRef(remap)
 		if bad != nil {
 			return bad
+		}
+		if strs != nil && !strs.translateNames(out.Type(nid)) {
+			return fmt.Errorf("dedup: type %d names a string the string pass did not see", id)
 		}
 	}
 	return nil

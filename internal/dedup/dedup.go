@@ -30,7 +30,11 @@
 // With more than one worker, passes that touch disjoint state run side by
 // side: the per-type setup beside prepBase and dedupStrings, and hashOwn
 // beside dedupPrimitives; each result is complete before the first pass
-// that reads it starts, so the output is the same. The reference pass runs
+// that reads it starts, so the output is the same. Without a base, the
+// string pass runs beside the struct pass instead, the passes comparing the
+// input's own offsets, when those name each compared string once (a
+// kernel's do); otherwise the run starts again in the order above
+// (deferred.go). The reference pass runs
 // on regions of units in parallel and merges them in order (refsplit.go),
 // with the serial pass's result.
 //
@@ -61,6 +65,7 @@
 package dedup
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -103,6 +108,10 @@ type Options struct {
 	// copying it, and Base must not be used again.
 	Base        *BaseIndex
 	BaseLastUse bool
+
+	// serialStrings keeps the string pass before the others (tests
+	// compare the two orders).
+	serialStrings bool
 }
 
 // BaseIndex is a base Spec prepared as deduplication on it starts: its types
@@ -143,6 +152,11 @@ type Stats struct {
 	// exact copy of a base type, which a second Dedup of the output merges;
 	// when the count is 0, no type was kept apart this way.
 	BaseFwdKeptApart int
+
+	// StringsRerun reports that the string pass ran beside the others
+	// but found a string named by two compared offsets, so that the
+	// deduplication ran again with the string pass first (deferred.go).
+	StringsRerun bool
 }
 
 // PassStat is the duration of one pass.
@@ -265,15 +279,44 @@ func Dedup(s *btf.Spec, opts Options) (*btf.Spec, *Stats, error) {
 // run is Dedup that also returns its state, from which mappedID answers
 // where each input type went (the property tests use it).
 func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
+	words := s.Words()
+	if !opts.InPlace {
+		words = append([]uint32(nil), words...)
+	}
+	// The string pass runs beside the passes that follow it (deferred.go)
+	// where there is a CPU for it and the input has no base (split names
+	// must be given base offsets before anything compares them).
+	deferred := !opts.serialStrings && s.Base() == nil && parallelism(opts.Workers) > 1
+	d, out, st, err := runOn(s, words, opts, deferred)
+	if err == errStringsShared {
+		// The passes so far wrote nothing to the words; start again,
+		// and report the abandoned passes too.
+		first := st
+		d, out, st, err = runOn(s, words, opts, false)
+		var passes []PassStat
+		for _, p := range first.Passes {
+			passes = append(passes, PassStat{Name: "abandoned " + p.Name, Duration: p.Duration})
+		}
+		st.Passes = append(passes, st.Passes...)
+		st.StringsRerun = true
+	}
+	return d, out, st, err
+}
+
+// errStringsShared ends a run with a deferred string pass whose input names
+// one string by two compared offsets (see stringsDistinct).
+var errStringsShared = errors.New("dedup: input names a string by two offsets")
+
+// runOn deduplicates s, whose own type words are words (its own or a copy),
+// with the string pass before the others or, when deferred is set, beside
+// them. A deferred run returns errStringsShared, having written nothing to
+// words, when the input's offsets do not allow it.
+func runOn(s *btf.Spec, words []uint32, opts Options, deferred bool) (*deduper, *btf.Spec, *Stats, error) {
 	st := &Stats{TypesIn: s.NumTypes(), StringsIn: len(s.Strings().Bytes())}
 	timer := newPassTimer(st)
 
 	d := &deduper{firstID: s.FirstID(), count: s.TypeCount() + 1, workers: opts.Workers, legacy: opts.Libbpf112, stats: st}
 	d.regionLo, d.regionHi = d.firstID, d.count
-	words := s.Words()
-	if !opts.InPlace {
-		words = append([]uint32(nil), words...)
-	}
 	d.words = words
 	d.offs = s.TypeOffsets()
 	if b := s.Base(); b != nil {
@@ -289,7 +332,8 @@ func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
 	// pass (which rewrites only name words, never read by setupOwn), so
 	// with more than one worker it runs beside them, and the arrays (31 MB
 	// on a vmlinux, a page fault per page where the memory is fresh) are
-	// made off the main path too.
+	// made off the main path too. Where the string pass is deferred, there
+	// is no base to prepare, and setup runs first on all workers.
 	setup := func() error {
 		d.canon = make([]uint32, d.count)
 		d.hypot = make([]uint32, d.count)
@@ -301,11 +345,16 @@ func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
 		}
 		d.hypot[0] = unprocessed
 		d.planRefSplit()
-		return d.setupOwn()
+		// Beside the string pass it leaves that pass a CPU; with the
+		// string pass deferred, nothing runs beside it.
+		if deferred {
+			return d.setupOwn(d.parallelism())
+		}
+		return d.setupOwn(d.besideWorkers())
 	}
 	overlap := d.parallelism() > 1
-	waitSetup := beside(overlap, setup)
-	if !overlap {
+	waitSetup := beside(overlap && !deferred, setup)
+	if !overlap || deferred {
 		if err := waitSetup(); err != nil {
 			return nil, nil, st, err
 		}
@@ -338,16 +387,44 @@ func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
 	out := btf.NewSpec(s.Base())
 	out.SetByteOrder(s.ByteOrder())
 	out.SetHeaderLen(s.HeaderLen())
-	if err := d.dedupStrings(s.Strings(), out.Strings()); err != nil {
-		return fail(err)
+	// A deferred string pass starts with the struct pass (beside the
+	// hashes and the primitive pass, three goroutines would share two
+	// CPUs). waitStrings waits for it and returns its error.
+	var strs *strMap
+	var waitStrings func() error
+	startStrings := func() {
+		waitStrings = beside(true, func() error {
+			var err error
+			strs, err = d.mapStrings(s.Strings(), out.Strings())
+			return err
+		})
 	}
-	if err := waitSetup(); err != nil {
+	if !deferred {
+		if err := d.dedupStrings(s.Strings(), out.Strings()); err != nil {
+			return fail(err)
+		}
+		if err := waitSetup(); err != nil {
+			return nil, nil, st, err
+		}
+		if overlap {
+			timer.done("setup+strings") // the string pass, and setup's rest
+		} else {
+			timer.done("strings")
+		}
+	}
+	// failAfterStrings returns err, unless a deferred string pass fails:
+	// its errors come before those of the later passes, as when it runs
+	// first.
+	failAfterStrings := func(err error) (*deduper, *btf.Spec, *Stats, error) {
+		if deferred {
+			if waitStrings == nil {
+				startStrings()
+			}
+			if serr := waitStrings(); serr != nil {
+				err = serr
+			}
+		}
 		return nil, nil, st, err
-	}
-	if overlap {
-		timer.done("setup+strings") // the string pass, and setup's rest
-	} else {
-		timer.done("strings")
 	}
 
 	// The struct hashes are first needed by the struct pass; the
@@ -362,7 +439,7 @@ func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
 	err := d.dedupPrimitives()
 	waitHash()
 	if err != nil {
-		return nil, nil, st, err
+		return failAfterStrings(err)
 	}
 	if overlap {
 		timer.done("hash+primitives")
@@ -370,10 +447,25 @@ func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
 		timer.done("primitives")
 	}
 
+	if deferred {
+		startStrings()
+	}
 	if err := d.dedupStructs(); err != nil {
-		return nil, nil, st, err
+		return failAfterStrings(err)
 	}
 	timer.done("structs")
+
+	if deferred {
+		// The reference pass writes to the words: whether the passes
+		// may go on with the old offsets must be known before it.
+		if err := waitStrings(); err != nil {
+			return nil, nil, st, err
+		}
+		if !strs.stringsDistinct() {
+			return nil, nil, st, errStringsShared
+		}
+		timer.done("strings (beside)") // what the string pass took longer
+	}
 
 	d.resolveFwds()
 	timer.done("fwds")
@@ -383,7 +475,7 @@ func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {
 	}
 	timer.done("refs")
 
-	if err := d.compact(out); err != nil {
+	if err := d.compact(out, strs); err != nil {
 		return nil, nil, st, err
 	}
 	timer.done("compact")

@@ -100,12 +100,12 @@ const ownChunk = 1 << 15
 // that hashOwn knows where each chunk's hashes go. It is one pass over the
 // type words for all three: the passes that stream over all types are bound
 // by memory bandwidth.
-func (d *deduper) setupOwn() error {
+func (d *deduper) setupOwn(workers int) error {
 	n := len(d.offs)
 	chunks := (n + ownChunk - 1) / ownChunk
 	counts := make([]int, chunks+1)
 	errs := make([]error, chunks)
-	d.parallelOn(d.besideWorkers(), chunks, func(c int) {
+	d.parallelOn(workers, chunks, func(c int) {
 		lo, hi := c*ownChunk, min(n, (c+1)*ownChunk)
 		cnt := 0
 		for i := lo; i < hi; i++ {
@@ -166,11 +166,14 @@ func (d *deduper) hashOwn() {
 }
 
 // parallelism returns the number of goroutines Options.Workers allows.
-func (d *deduper) parallelism() int {
-	if d.workers <= 0 {
+func (d *deduper) parallelism() int { return parallelism(d.workers) }
+
+// parallelism is the number of goroutines Options.Workers allows.
+func parallelism(workers int) int {
+	if workers <= 0 {
 		return runtime.GOMAXPROCS(0)
 	}
-	return d.workers
+	return workers
 }
 
 // besideWorkers is the number of goroutines for the work that runs beside a

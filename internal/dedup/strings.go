@@ -28,49 +28,17 @@ import (
 // .debug_str, which conversion keeps (btf.NewSharedStrings), gives 3 M of
 // the vmlinux's 8 M references, to 9 k distinct offsets.
 func (d *deduper) dedupStrings(old, nt *btf.StringTable) error {
-	data := old.Bytes()
-	start := old.Start()
-	sx := newStrIndex(data)
-	newOff := make([]uint32, sx.count)
-	for i := range newOff {
-		newOff[i] = unprocessed
-	}
-	var odd oddTable
-
+	m := newStrMap(old, nt, false)
+	data, start, sx, newOff, odd := m.data, m.start, m.sx, m.newOff, &m.odd
 	remap := func(p *uint32) error {
-		off := *p
-		if off == 0 || off < start {
-			return nil
-		}
-		local := off - start
-		if local >= uint32(len(data)) {
-			return fmt.Errorf("dedup: string offset %d out of range (string section ends at %d)", off, old.Len())
-		}
-		if idx, ok := sx.index(local); ok {
-			if newOff[idx] == unprocessed {
-				s, _ := old.Lookup(off)
-				newOff[idx] = nt.Add(s)
-			}
-			*p = newOff[idx]
-			return nil
-		}
-		slot := odd.slot(local)
-		if n := odd.vals[slot]; odd.keys[slot] != 0 {
-			*p = n
-			return nil
-		}
-		s, ok := old.Lookup(off)
-		if !ok {
-			return fmt.Errorf("dedup: string at offset %d is not terminated", off)
-		}
-		n := nt.Add(s)
-		odd.put(slot, local, n)
+		n, err := m.translate(*p)
 		*p = n
-		return nil
+		return err
 	}
-
 	// known translates, without a call, an offset whose string starts at
-	// a known place and has been met before: most references.
+	// a known place and has been met before: most references. (This loop
+	// is on the critical path where the pass is not deferred; its shape is
+	// the fastest of those measured.)
 	known := func(p *uint32) bool {
 		local := *p - start
 		if *p < start || local >= uint32(len(data)) {
@@ -110,6 +78,135 @@ func (d *deduper) dedupStrings(old, nt *btf.StringTable) error {
 		}
 	}
 	return nil
+}
+
+// mapStrings is the string pass of the deferred mode (deferred.go): it
+// enters the strings the own types name into nt as dedupStrings does, but
+// leaves the type words alone and returns the translation, having recorded
+// what stringsDistinct needs.
+func (d *deduper) mapStrings(old, nt *btf.StringTable) (*strMap, error) {
+	m := newStrMap(old, nt, true)
+	for i := range d.offs {
+		t := btf.Type(span(d.words, d.offs, i))
+		// VAR and DATASEC names are never compared (each such type is
+		// its own representative).
+		k := t.Kind()
+		compared := k != btf.KindVar && k != btf.KindDatasec
+		var err error
+		t.ForEachStrRef(func(p *uint32) {
+			if *p == 0 || err != nil {
+				return
+			}
+			if compared {
+				m.mark(*p)
+			}
+			_, err = m.translate(*p)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("type %d: %w", d.firstID+uint32(i), err)
+		}
+	}
+	return m, nil
+}
+
+// strMap is the translation of the string pass, old offset -> new offset.
+type strMap struct {
+	old, nt *btf.StringTable
+	data    []byte // old's own bytes
+	start   uint32 // old's first own offset (after a base's)
+	sx      *strIndex
+	newOff  []uint32 // by string number (sx), unprocessed until met
+	odd     oddTable
+
+	// With track set (the deferred mode), compared marks, by local old
+	// offset, the offsets that a compared name (see mapStrings) uses, and
+	// dups lists the local old offsets whose string nt already held when
+	// they were first translated: a second offset of one string, or a
+	// non-zero offset of the empty string.
+	track    bool
+	compared []uint64
+	dups     []uint32
+}
+
+func newStrMap(old, nt *btf.StringTable, track bool) *strMap {
+	data := old.Bytes()
+	m := &strMap{old: old, nt: nt, data: data, start: old.Start(), sx: newStrIndex(data), track: track}
+	m.newOff = make([]uint32, m.sx.count)
+	for i := range m.newOff {
+		m.newOff[i] = unprocessed
+	}
+	if track {
+		m.compared = make([]uint64, len(data)/64+1)
+	}
+	return m
+}
+
+// mark records that a compared name uses old offset off.
+func (m *strMap) mark(off uint32) {
+	if local := off - m.start; off >= m.start && local < uint32(len(m.data)) {
+		m.compared[local>>6] |= 1 << (local & 63)
+	}
+}
+
+// translate returns the new offset of old offset off, entering its string
+// into the new table the first time it is met.
+func (m *strMap) translate(off uint32) (uint32, error) {
+	if off == 0 || off < m.start {
+		return off, nil
+	}
+	local := off - m.start
+	if local >= uint32(len(m.data)) {
+		return 0, fmt.Errorf("dedup: string offset %d out of range (string section ends at %d)", off, m.old.Len())
+	}
+	if idx, ok := m.sx.index(local); ok {
+		if n := m.newOff[idx]; n != unprocessed {
+			return n, nil
+		}
+		s, _ := m.old.Lookup(off)
+		n := m.add(s, local)
+		m.newOff[idx] = n
+		return n, nil
+	}
+	slot := m.odd.slot(local)
+	if m.odd.keys[slot] != 0 {
+		return m.odd.vals[slot], nil
+	}
+	s, ok := m.old.Lookup(off)
+	if !ok {
+		return 0, fmt.Errorf("dedup: string at offset %d is not terminated", off)
+	}
+	n := m.add(s, local)
+	m.odd.put(slot, local, n)
+	return n, nil
+}
+
+// add enters s, first met at local old offset local, into the new table.
+func (m *strMap) add(s string, local uint32) uint32 {
+	if !m.track {
+		return m.nt.Add(s)
+	}
+	before := m.nt.Len()
+	n := m.nt.Add(s)
+	if m.nt.Len() == before {
+		m.dups = append(m.dups, local)
+	}
+	return n
+}
+
+// lookup returns the new offset of an old offset that translate has seen.
+func (m *strMap) lookup(off uint32) (uint32, bool) {
+	if off == 0 || off < m.start {
+		return off, true
+	}
+	local := off - m.start
+	if local >= uint32(len(m.data)) {
+		return 0, false
+	}
+	if idx, ok := m.sx.index(local); ok {
+		n := m.newOff[idx]
+		return n, n != unprocessed
+	}
+	return m.odd.lookup(local)
 }
 
 // strIndex numbers the strings of a string section: bit p of starts is set
@@ -171,6 +268,15 @@ func (t *oddTable) slot(local uint32) int {
 		i = (i + 1) & mask
 	}
 	return int(i)
+}
+
+// lookup returns the new offset of local, if the table holds it.
+func (t *oddTable) lookup(local uint32) (uint32, bool) {
+	if t.used == 0 {
+		return 0, false
+	}
+	i := t.slot(local)
+	return t.vals[i], t.keys[i] != 0
 }
 
 // translate replaces the offset *p, when the table holds its local offset
