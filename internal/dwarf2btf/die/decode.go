@@ -201,7 +201,9 @@ func (r *Reader) decodeAttrs(u *Unit, a *abbrev, p int, e *Entry) (int, error) {
 		}
 		f.Val = v
 	}
-	e.Fields = fs[:k]
+	// Re-slicing the field itself stores only its length: storing fs[:k]
+	// would write the pointer too, behind a write-barrier check.
+	e.Fields = e.Fields[:k]
 	return p, nil
 }
 
