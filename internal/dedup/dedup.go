@@ -414,7 +414,9 @@ func runOn(s *btf.Spec, words []uint32, opts Options, deferred bool) (*deduper, 
 	}
 	// failAfterStrings returns err, unless a deferred string pass fails:
 	// its errors come before those of the later passes, as when it runs
-	// first.
+	// first. And where the old offsets were not fit to compare, the
+	// passes' decisions, err among them, are not those of the serial
+	// order, which must then decide (errStringsShared).
 	failAfterStrings := func(err error) (*deduper, *btf.Spec, *Stats, error) {
 		if deferred {
 			if waitStrings == nil {
@@ -422,6 +424,8 @@ func runOn(s *btf.Spec, words []uint32, opts Options, deferred bool) (*deduper, 
 			}
 			if serr := waitStrings(); serr != nil {
 				err = serr
+			} else if !strs.stringsDistinct() {
+				err = errStringsShared
 			}
 		}
 		return nil, nil, st, err

@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
@@ -87,4 +88,28 @@ func u32Bytes(w []uint32) []byte {
 		b = append(b, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
 	}
 	return b
+}
+
+// TestDeferredStringsPassError checks that a deferred run whose passes fail
+// on an input whose offsets were not fit to compare leaves the answer to the
+// serial order (errStringsShared) rather than reporting its own error: its
+// passes decided on names that are not the input's strings.
+func TestDeferredStringsPassError(t *testing.T) {
+	s := btf.NewSpec(nil)
+	q := s.AddString("qs")
+	i := s.AddInt("int", 4, btf.IntSigned, 32)
+	v1 := s.AddVar("v", i, 0)
+	s.AddStruct(false, "s", 4, []btf.MemberSpec{mem("x", v1, 0)})
+	v2 := s.AddVar("v", i, 0)
+	s.AddStruct(false, "s", 4, []btf.MemberSpec{mem("x", v2, 0)}) // compared with the first: a VAR in a graph
+	s.AddStruct(false, "t", 4, nil)
+	s.Type(v2 + 2)[0] = q + 1 // a second offset of "s"
+	in := reparse(t, s, nil)
+	_, _, _, err := runOn(in, append([]uint32(nil), in.Words()...), Options{Workers: 2}, true)
+	if err != errStringsShared {
+		t.Errorf("deferred run: error %v, want errStringsShared", err)
+	}
+	if _, _, err := Dedup(in, Options{Workers: 2}); err == nil || !strings.Contains(err.Error(), "cannot compare") {
+		t.Errorf("Dedup: error %v, want the serial order's", err)
+	}
 }
