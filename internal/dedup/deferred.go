@@ -19,9 +19,9 @@ import (
 // offsets, and the linker has merged that section so that it holds each
 // string once.
 //
-// The outcome is the same exactly when the old offsets compared by the
-// passes are a one-to-one image of the strings: same offset iff same string,
-// and no offset but 0 naming the empty string. Then every comparison of two
+// The outcome is the same when the old offsets compared by the passes are a
+// one-to-one image of the strings: same offset iff same string, and no
+// offset but 0 naming the empty string. Then every comparison of two
 // old offsets answers as the comparison of their new offsets would, hashes
 // of old offsets group types as hashes of new ones do (two shallowly equal
 // types have equal hashes either way, and the candidate table's order of
@@ -38,9 +38,9 @@ import (
 // written to the type words. The string pass rewrites nothing in this mode;
 // the compaction translates the names of the types it keeps.
 
-// stringsDistinct reports whether no two distinct old offsets that compared
-// names use translate to one new offset, and no compared name other than
-// offset 0 translates to the empty string.
+// stringsDistinct reports whether no two distinct old offsets used by
+// compared names translate to one new offset, and no compared name other
+// than offset 0 translates to the empty string.
 func (m *strMap) stringsDistinct() bool {
 	if len(m.dups) == 0 {
 		return true
