@@ -118,24 +118,25 @@ type strMap struct {
 	newOff  []uint32 // by string number (sx), unprocessed until met
 	odd     oddTable
 
-	// With track set (the deferred mode), compared marks, by local old
-	// offset, the offsets that a compared name (see mapStrings) uses, and
-	// dups lists the local old offsets whose string nt already held when
-	// they were first translated: a second offset of one string, or a
+	// In the deferred mode only (nil otherwise), compared marks, by local
+	// old offset, the offsets that a compared name (see mapStrings) uses,
+	// and dups lists the local old offsets whose string nt already held
+	// when they were first translated: a second offset of one string, or a
 	// non-zero offset of the empty string.
-	track    bool
 	compared []uint64
 	dups     []uint32
 }
 
-func newStrMap(old, nt *btf.StringTable, track bool) *strMap {
+// newStrMap returns an empty translation from old into nt, which records
+// what stringsDistinct needs when deferred is set.
+func newStrMap(old, nt *btf.StringTable, deferred bool) *strMap {
 	data := old.Bytes()
-	m := &strMap{old: old, nt: nt, data: data, start: old.Start(), sx: newStrIndex(data), track: track}
+	m := &strMap{old: old, nt: nt, data: data, start: old.Start(), sx: newStrIndex(data)}
 	m.newOff = make([]uint32, m.sx.count)
 	for i := range m.newOff {
 		m.newOff[i] = unprocessed
 	}
-	if track {
+	if deferred {
 		m.compared = make([]uint64, len(data)/64+1)
 	}
 	return m
@@ -151,26 +152,20 @@ func (m *strMap) mark(off uint32) {
 // translate returns the new offset of old offset off, entering its string
 // into the new table the first time it is met.
 func (m *strMap) translate(off uint32) (uint32, error) {
-	if off == 0 || off < m.start {
-		return off, nil
+	if n, ok := m.lookup(off); ok {
+		return n, nil
 	}
 	local := off - m.start
 	if local >= uint32(len(m.data)) {
 		return 0, fmt.Errorf("dedup: string offset %d out of range (string section ends at %d)", off, m.old.Len())
 	}
 	if idx, ok := m.sx.index(local); ok {
-		if n := m.newOff[idx]; n != unprocessed {
-			return n, nil
-		}
 		s, _ := m.old.Lookup(off)
 		n := m.add(s, local)
 		m.newOff[idx] = n
 		return n, nil
 	}
 	slot := m.odd.slot(local)
-	if m.odd.keys[slot] != 0 {
-		return m.odd.vals[slot], nil
-	}
 	s, ok := m.old.Lookup(off)
 	if !ok {
 		return 0, fmt.Errorf("dedup: string at offset %d is not terminated", off)
@@ -182,7 +177,7 @@ func (m *strMap) translate(off uint32) (uint32, error) {
 
 // add enters s, first met at local old offset local, into the new table.
 func (m *strMap) add(s string, local uint32) uint32 {
-	if !m.track {
+	if m.compared == nil {
 		return m.nt.Add(s)
 	}
 	before := m.nt.Len()
