@@ -234,6 +234,9 @@ func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *t
 		c.fscratch.beginWalk(fst.r, isCLanguage(fs.units[i].Language), opts.Features.DeclTag)
 		fst.withFuncs(&c.fscratch)
 	}
+	if fst != nil {
+		fst.usePlans(&c.plans)
+	}
 	lang, clang, err := c.walk(src)
 	if err == nil && walkFuncs {
 		err = c.fscratch.endWalk()

@@ -64,6 +64,9 @@ type digest struct {
 	// are not looked for.
 	nameField die.Field
 
+	// strSec is .debug_str, where nameOff points when strpName is set.
+	strSec []byte
+
 	constString string // DW_AT_const_value, string forms (annotations)
 	location    []byte // DW_AT_location as an expression (exprloc/block forms)
 	producer    string // DW_AT_producer (unit DIEs)
@@ -75,8 +78,13 @@ type digestScalars struct {
 	tag      uint32
 	children bool
 
-	lazyName     bool // nameField holds the name, not yet read into name
+	lazyName     bool // nameField or nameOff holds the name, not yet read into name
 	hasNameField bool // nameField holds this DIE's DW_AT_name
+
+	// strpName: DW_AT_name is the string at nameOff in strSec, as a
+	// compiled plan reads it (fastplan.go) instead of nameField.
+	strpName bool
+	nameOff  uint64
 
 	typ    uint64 // DW_AT_type: offset of the referenced DIE in .debug_info
 	hasTyp bool
@@ -138,7 +146,12 @@ func (d *digest) reset() {
 // nm returns DW_AT_name.
 func (d *digest) nm() string {
 	if d.lazyName {
-		d.name, d.lazyName = d.nameField.Str(), false
+		if d.strpName {
+			d.name = die.StrAt(d.strSec, d.nameOff)
+		} else {
+			d.name = d.nameField.Str()
+		}
+		d.lazyName = false
 	}
 	return d.name
 }

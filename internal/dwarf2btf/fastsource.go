@@ -8,6 +8,7 @@ import (
 // Entry and its Fields buffer are reused for every DIE, and strings and
 // blocks alias the section data, so a walk allocates nothing per DIE.
 type fastStream struct {
+	d *die.Data
 	r *die.Reader
 	e die.Entry
 
@@ -18,6 +19,22 @@ type fastStream struct {
 	// tu, when the file has type units, walks those the unit refers to
 	// after the unit (see typeunits.go).
 	tu *tuWalk
+
+	// plans, when set (usePlans), fills digests from the DIEs' bytes in
+	// place where it can (see fastplan.go).
+	plans *fixedPlans
+}
+
+// usePlans makes the stream fill digests by compiled plans, kept in p. It
+// must be called before the walk and after withFuncs, if at all; a stream
+// that walks type units does not use them.
+func (st *fastStream) usePlans(p *fixedPlans) {
+	if st.tu != nil {
+		return
+	}
+	p.begin(st.d, st.r.Unit())
+	st.plans = p
+	st.r.SetDeferFixed(true)
 }
 
 // withFuncs makes the stream also hand every DIE to s, which beginWalk has
@@ -37,7 +54,7 @@ func typeAndFuncWalkKeeps(tag uint32, depth int) bool {
 
 // newFastStream positions a reader of d on unit u.
 func newFastStream(d *die.Data, u *die.Unit) *fastStream {
-	s := &fastStream{r: d.NewReader()}
+	s := &fastStream{d: d, r: d.NewReader()}
 	s.r.SetLazyStrings(true) // fillDigestFast reads strings with Field.Str
 	s.r.SetFilter(typeWalkKeeps)
 	s.r.Seek(u)
@@ -73,8 +90,29 @@ func (s *fastStream) next(d *digest) (int, bool, error) {
 			}
 			s.tu.rewrite(&s.e)
 		}
-		if s.funcs != nil && !s.tu.walking() {
-			if err := s.funcs.visit(&s.e); err != nil {
+		// noVisit: visit would return at once (see funcScratch.visit),
+		// which is most of the time, so it is not called.
+		f := s.funcs
+		noVisit := f == nil || s.tu.walking() || f.skipping && s.e.Depth > f.skipDepth
+		if s.e.AttrPos >= 0 {
+			if s.e.Depth > 0 && (noVisit || !readsFields(s.e.Tag)) && s.plans.fill(d, &s.e) {
+				if d.strSec == nil {
+					d.strSec = s.plans.str
+				}
+				if !noVisit {
+					if err := f.visit(&s.e); err != nil {
+						return 0, false, err
+					}
+				}
+				return s.e.Depth, true, nil
+			}
+			d.reset()
+			if err := r.DecodeDeferred(&s.e); err != nil {
+				return 0, false, err
+			}
+		}
+		if !noVisit {
+			if err := f.visit(&s.e); err != nil {
 				return 0, false, err
 			}
 		}

@@ -275,7 +275,8 @@ func (s *funcScratch) candidates(u *funcUnit, abi *abiRegs) []funcCandidate {
 	internName := func(f *die.Field) strRef {
 		r := intern(kabiName(u.opts, f.Str()))
 		if shared != nil {
-			r.shared = sharedOffset(f, shared)
+			off, ok := f.StrOffset()
+			r.shared = sharedOffset(off, ok, shared)
 		}
 		return r
 	}

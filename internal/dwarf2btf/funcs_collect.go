@@ -309,6 +309,17 @@ func (s *funcScratch) visit(e *die.Entry) error {
 	return nil
 }
 
+// readsFields reports whether funcScratch.visit may read the attributes of
+// a DIE with the given tag, outside the subtrees it passes over: those of
+// subprograms, parameters and annotations.
+func readsFields(tag uint32) bool {
+	switch tag {
+	case tagSubprogram, tagFormalParameter, tagLLVMAnnotation, tagGNUAnnotation:
+		return true
+	}
+	return false
+}
+
 // funcWalkKeeps reports whether the function walk reads anything of a DIE
 // with the given tag: subprograms, parameters and annotations. The others
 // (locals, lexical blocks, inlined calls, call sites, ...) are stepped over

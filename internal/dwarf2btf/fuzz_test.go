@@ -26,6 +26,41 @@ import (
 // testdata/typeunits; the kernel build's features are on, and global_var
 // too, so that every variable is encoded.
 func FuzzEncode(f *testing.F) {
+	addSeedObjects(f)
+	feat := NewFeatureSet()
+	if err := feat.ApplyList("default,global_var", true); err != nil {
+		f.Fatal(err)
+	}
+	opts := &Options{Features: feat.Features, Jobs: 1}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "in.o")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Encode(path, opts, nil)
+		if err != nil {
+			if !strings.Contains(err.Error(), path) {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		back, err := btf.Parse(s.Marshal(binary.LittleEndian), nil)
+		if err != nil {
+			t.Fatalf("converted BTF does not decode: %v", err)
+		}
+		testutil.RefsInRange(t, back)
+		out, _, err := dedup.Dedup(back, dedup.Options{})
+		if err != nil {
+			t.Fatalf("converted BTF does not deduplicate: %v", err)
+		}
+		testutil.RefsInRange(t, out)
+	})
+}
+
+// addSeedObjects adds the fuzz targets' seeds: small objects and shared
+// objects compiled from testdata/types with the installed C compilers,
+// objects with type units from testdata/typeunits, and a bare ELF header.
+func addSeedObjects(f *testing.F) {
 	src := filepath.Join(testutil.RepoRoot(), "testdata", "types", "basic.c")
 	dir := f.TempDir()
 	for _, cc := range []string{"gcc", "clang"} {
@@ -61,32 +96,4 @@ func FuzzEncode(f *testing.F) {
 		}
 	}
 	f.Add([]byte("\x7fELF\x02\x01\x01"))
-	feat := NewFeatureSet()
-	if err := feat.ApplyList("default,global_var", true); err != nil {
-		f.Fatal(err)
-	}
-	opts := &Options{Features: feat.Features, Jobs: 1}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		path := filepath.Join(t.TempDir(), "in.o")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		s, err := Encode(path, opts, nil)
-		if err != nil {
-			if !strings.Contains(err.Error(), path) {
-				t.Fatalf("error does not name the file: %v", err)
-			}
-			return
-		}
-		back, err := btf.Parse(s.Marshal(binary.LittleEndian), nil)
-		if err != nil {
-			t.Fatalf("converted BTF does not decode: %v", err)
-		}
-		testutil.RefsInRange(t, back)
-		out, _, err := dedup.Dedup(back, dedup.Options{})
-		if err != nil {
-			t.Fatalf("converted BTF does not deduplicate: %v", err)
-		}
-		testutil.RefsInRange(t, out)
-	})
 }

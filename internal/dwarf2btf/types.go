@@ -2,7 +2,6 @@ package dwarf2btf
 
 import (
 	"github.com/gobtf/gobtf/internal/btf"
-	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
 )
 
 // Type conversion happens in two steps per compilation unit.
@@ -112,6 +111,7 @@ type cuTypes struct {
 	unitTag  uint32      // the unit DIE's tag
 	clang    bool        // the unit's producer is clang
 	fscratch funcScratch // function collection's buffers, reused across units
+	plans    fixedPlans  // the walk's compiled digests, reused across units
 
 	hasArray bool
 	intRec   int // index of the first base type named "int", or -1
@@ -195,8 +195,15 @@ func (c *cuTypes) str(s string) uint32 {
 // its length check is made without reading the name either, and so is the
 // check for an empty name, which is 0 as with c.str.
 func (c *cuTypes) nameStr(d *digest) uint32 {
-	if shared := c.spec.Strings().Base(); shared != nil && d.hasNameField {
-		if off := sharedOffset(&d.nameField, shared); off != 0 {
+	if shared := c.spec.Strings().Base(); shared != nil {
+		off, ok := uint64(0), false
+		switch {
+		case d.strpName:
+			off, ok = d.nameOff, true
+		case d.hasNameField:
+			off, ok = d.nameField.StrOffset()
+		}
+		if off := sharedOffset(off, ok, shared); off != 0 {
 			return off
 		}
 	}
@@ -204,12 +211,12 @@ func (c *cuTypes) nameStr(d *digest) uint32 {
 }
 
 // sharedOffset returns the offset in shared, a string table made by
-// btf.NewSharedStrings on .debug_str, of the string of f when f reads it
-// from .debug_str: its offset there plus one. It returns 0 for other forms
-// and for the strings a table on shared must not refer to by offset, the
-// empty string and those longer than BTF allows (which are reported).
-func sharedOffset(f *die.Field, shared *btf.StringTable) uint32 {
-	off, ok := f.StrOffset()
+// btf.NewSharedStrings on .debug_str, of the string at offset off of
+// .debug_str (ok tells whether the name is read there at all): its offset
+// there plus one. It returns 0 for names read elsewhere and for the strings
+// a table on shared must not refer to by offset, the empty string and those
+// longer than BTF allows (which are reported).
+func sharedOffset(off uint64, ok bool, shared *btf.StringTable) uint32 {
 	if !ok || off+1 >= uint64(shared.Len()) || shared.LongAt(uint32(off+1)) || shared.EmptyAt(uint32(off+1)) {
 		return 0
 	}

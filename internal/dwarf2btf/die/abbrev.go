@@ -24,6 +24,12 @@ type abbrev struct {
 	// abbreviation when each of its forms has a size the form alone fixes,
 	// and -1 otherwise: skipAttrs then steps over them in one move.
 	skipSize int32
+
+	// fixSize is the same size in a unit of the common shape (see
+	// Unit.fixedLen), where offsets are 4 bytes and addresses 8, so that
+	// strp, sec_offset, ref_addr and addr have fixed sizes too; -1 when
+	// some form's size is still not fixed.
+	fixSize int32
 }
 
 // abbrevTable is one abbreviation table of .debug_abbrev, stored flatly: all
@@ -139,6 +145,7 @@ func parseAbbrevTable(sec []byte, off uint64, sc *abbrevScratch, lean bool) (*ab
 		}
 		a.n = uint32(len(specs)) - a.first
 		a.skipSize = skipSize(specs[a.first:])
+		a.fixSize = commonSize(specs[a.first:])
 		if code != uint64(len(list))+1 {
 			dense = false
 		}

@@ -387,9 +387,10 @@ func (d *Data) readUnitDIE(u *Unit) error {
 	return nil
 }
 
-// str views b as a string without copying.
+// endsWithNUL reports whether b's last byte is a NUL.
 func endsWithNUL(b []byte) bool { return len(b) > 0 && b[len(b)-1] == 0 }
 
+// str views b as a string without copying.
 func str(b []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }

@@ -210,11 +210,11 @@ func (r *Reader) decodeAttrs(u *Unit, a *abbrev, p int, e *Entry) (int, error) {
 // skipAttrs steps over the attribute values of abbreviation a starting at p
 // without decoding them, for walking past children.
 func skipAttrs(u *Unit, a *abbrev, p int) (int, error) {
-	if a.skipSize >= 0 {
-		if int(a.skipSize) > len(u.data)-p {
+	if sz := u.fixedLen(a); sz >= 0 {
+		if int(sz) > len(u.data)-p {
 			return 0, u.trunc(p)
 		}
-		return p + int(a.skipSize), nil
+		return p + int(sz), nil
 	}
 	specs := u.abbrevs.specs[a.first : a.first+a.n]
 	b := u.data

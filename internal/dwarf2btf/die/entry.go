@@ -87,6 +87,13 @@ type Entry struct {
 	Sibling  uint64 // DW_AT_sibling's target, 0 when absent
 	Unit     *Unit  // the unit holding the DIE
 	Fields   []Field
+
+	// AttrPos is the offset in the unit's section (Unit.Bytes) of the
+	// DIE's attribute values when a Reader with SetDeferFixed left them
+	// undecoded, and -1 otherwise; Code is then the DIE's abbreviation
+	// code, for Unit.FixedLayout.
+	AttrPos int
+	Code    uint64
 }
 
 // Field returns the entry's attribute attr, or nil when absent.

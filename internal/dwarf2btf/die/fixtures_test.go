@@ -97,6 +97,7 @@ func TestFixtures(t *testing.T) {
 			checkTreeWithReadelf(t, d, path, "")
 			checkSkipChildren(t, d, 0)
 			checkFilter(t, d)
+			checkDeferred(t, d, sec)
 			if !fx.split { // skeleton units have no source coordinates
 				checkLean(t, d, sec)
 			}

@@ -102,7 +102,8 @@ func TestCorruption(t *testing.T) {
 
 // FuzzDecode mutates .debug_info and .debug_abbrev and runs every decoding
 // path over them; it must never panic or hang, whatever the input, and lean
-// decoding (Options.Lean) must agree with the full one.
+// decoding (Options.Lean) and deferred decoding (Reader.SetDeferFixed) must
+// agree with the full one.
 func FuzzDecode(f *testing.F) {
 	info, abbrev := richUnit()
 	f.Add(info, abbrev)
@@ -137,6 +138,13 @@ func FuzzDecode(f *testing.F) {
 		}
 		if diff := diffLean(full, lean); diff != "" {
 			t.Fatal(diff)
+		}
+		// So must deferred decoding (SetDeferFixed), and the values read
+		// in place where FixedLayout puts them.
+		for _, d := range []*Data{full, lean} {
+			if diff, _ := diffDeferred(d); diff != "" {
+				t.Fatal(diff)
+			}
 		}
 	})
 }

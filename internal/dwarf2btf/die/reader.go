@@ -10,14 +10,15 @@ package die
 // children has been read, or at the end of the unit's bytes (a missing
 // closing null entry is tolerated, as debug/dwarf does).
 type Reader struct {
-	d     *Data
-	u     *Unit
-	pos   int
-	depth int
-	done  bool
-	raw   bool                             // leave index forms unresolved (used while reading unit DIEs)
-	lazy  bool                             // see SetLazyStrings
-	keep  func(tag uint32, depth int) bool // see SetFilter
+	d          *Data
+	u          *Unit
+	pos        int
+	depth      int
+	done       bool
+	raw        bool                             // leave index forms unresolved (used while reading unit DIEs)
+	lazy       bool                             // see SetLazyStrings
+	deferFixed bool                             // see SetDeferFixed
+	keep       func(tag uint32, depth int) bool // see SetFilter
 
 	// The DIE last returned by Next, for SkipChildren.
 	lastValid    bool
@@ -42,6 +43,14 @@ func (r *Reader) SetLazyStrings(on bool) { r.lazy = on }
 // values stepped over unread (so errors in them go unreported). nil, the
 // default, decodes every DIE.
 func (r *Reader) SetFilter(keep func(tag uint32, depth int) bool) { r.keep = keep }
+
+// SetDeferFixed makes Next leave undecoded the attributes of each kept DIE
+// whose values have a fixed layout in its unit (Unit.FixedLayout): it
+// returns such a DIE with no Fields and with AttrPos and Code set, for the
+// caller to read the values in place or to have them decoded after all
+// (DecodeDeferred). Values left undecoded are not checked either; the
+// caller that reads them in place checks what it reads.
+func (r *Reader) SetDeferFixed(on bool) { r.deferFixed = on }
 
 // Seek positions r at the unit DIE of u, which must be one of d's units.
 func (r *Reader) Seek(u *Unit) {
@@ -97,8 +106,14 @@ func (r *Reader) Next(e *Entry) (bool, error) {
 			e.Unit = u
 		}
 		var err error
+		e.AttrPos = -1
 		if r.keep == nil || r.keep(a.tag, r.depth) {
-			np, err = r.decodeAttrs(u, a, np, e)
+			if sz := u.fixedLen(a); r.deferFixed && sz >= 0 && int(sz) <= len(b)-np {
+				e.Fields, e.Sibling, e.AttrPos, e.Code = e.Fields[:0], 0, np, code
+				np += int(sz)
+			} else {
+				np, err = r.decodeAttrs(u, a, np, e)
+			}
 		} else {
 			e.Fields, e.Sibling = e.Fields[:0], 0
 			np, err = skipAttrs(u, a, np)

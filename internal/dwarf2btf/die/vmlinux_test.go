@@ -58,7 +58,8 @@ func TestVmlinuxMatchesStd(t *testing.T) {
 // TestVmlinuxCounts checks the unit and DIE totals against readelf
 // --debug-dump=info on the same file (2,172 units, 14,259,548 DIEs without
 // the 2,518,074 null entries), that every unit DIE was read, and
-// SkipChildren and EntryAt on the first units, and lean decoding.
+// SkipChildren and EntryAt on the first units, lean decoding and deferred
+// decoding.
 func TestVmlinuxCounts(t *testing.T) {
 	d, sec, _ := vmlinuxData(t)
 	r := d.NewReader()
@@ -71,6 +72,7 @@ func TestVmlinuxCounts(t *testing.T) {
 	checkSkipChildren(t, d, 200)
 	checkRefs(t, d, 200)
 	checkLean(t, d, sec)
+	checkDeferred(t, d, sec)
 	for i := range d.Units() {
 		u := &d.Units()[i]
 		if u.Tag != TagCompileUnit || u.Version != 5 || u.Name == "" || u.Producer == "" {

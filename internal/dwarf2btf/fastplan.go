@@ -1,0 +1,335 @@
+package dwarf2btf
+
+import (
+	"encoding/binary"
+
+	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+)
+
+// Compiled digests.
+//
+// Decoding a DIE into Fields and then looking through them for the
+// attributes a digest keeps was half of a kernel conversion's CPU time:
+// every value was decoded, stored in a 40-byte Field, and switched on twice
+// (on its form, then on its attribute). Yet nearly every DIE the type walk
+// reads has a fixed layout (die.Unit.FixedLayout): its values lie at the
+// same offsets in every DIE of its abbreviation. So the stream compiles,
+// once per abbreviation of a unit, the few reads the digest needs (a plan),
+// and fills the digest by running them on the DIE's bytes in place.
+//
+// The invariant: running a plan leaves the digest exactly as fillDigestFast
+// leaves it after Next has decoded the same DIE, and fails (the caller then
+// decodes the DIE after all) wherever Next could have reported an error.
+// Hence the plan compiler refuses whatever Next resolves or checks beyond a
+// plain read (string indexes, supplementary files, strings outside a
+// terminated .debug_str), and the strp offsets a plan reads are checked
+// against the section as Next checks them. TestPlansMatchFields compares
+// both ways on every DIE of the test inputs.
+
+// planAct says what one plan step does with the value it reads.
+type planAct uint8
+
+const (
+	actCheckStr      planAct = iota // a strp value nothing reads: only checked, as Next does
+	actCheckStrx                    // the same for a string index (strx1-4)
+	actName                         // DW_AT_name as a strp offset
+	actNameStrx                     // DW_AT_name as a string index
+	actType                         // DW_AT_type reference
+	actByteSize                     // DW_AT_byte_size, constant form
+	actBitSize                      // DW_AT_bit_size, any form
+	actEncoding                     // DW_AT_encoding
+	actDataBitOffset                // DW_AT_data_bit_offset
+	actMemberLoc                    // DW_AT_data_member_location, constant form
+	actBitOffset                    // DW_AT_bit_offset
+	actUpperBound                   // DW_AT_upper_bound, constant form
+	actUpperNotConst                // DW_AT_upper_bound, other forms
+	actCount                        // DW_AT_count, constant form
+	actConstValue                   // DW_AT_const_value, constant form
+	actDeclaration                  // DW_AT_declaration
+	actSpecification                // DW_AT_specification reference
+	actSignature                    // DW_AT_signature reference
+	actExternal                     // DW_AT_external
+	actArtificial                   // DW_AT_artificial
+	actAddrBase                     // DW_AT_addr_base
+	actLanguage                     // DW_AT_language
+)
+
+// planStep reads the size-byte little-endian value at off of a DIE's
+// values (none when size is 0), adds imm (a unit's offset for unit-relative
+// references; the value itself for implicit_const and flag_present), and
+// applies act.
+type planStep struct {
+	act  planAct
+	size uint8
+	off  uint16
+	imm  uint64
+}
+
+// planRef locates the steps of one abbreviation's plan in fixedPlans.steps.
+type planRef struct {
+	start, end uint32
+	state      uint8 // planUnknown, planReady or planNone
+}
+
+const (
+	planUnknown = iota // not compiled yet
+	planReady          // steps[start:end]
+	planNone           // the DIEs are decoded into Fields instead
+)
+
+// maxPlannedCode bounds the abbreviation codes plans are kept for (codes
+// are numbered from 1; a kernel unit uses a few hundred).
+const maxPlannedCode = 1 << 14
+
+// fixedPlans holds the plans of the unit being walked. One is kept per
+// converter and reused from unit to unit.
+type fixedPlans struct {
+	unit  *die.Unit
+	data  []byte // the unit's section
+	str   []byte // .debug_str, when it ends with a NUL; else nil
+	refs  []planRef
+	steps []planStep
+	buf   []die.LayoutField
+}
+
+// begin prepares p for the walk of unit u of d.
+func (p *fixedPlans) begin(d *die.Data, u *die.Unit) {
+	p.unit, p.data = u, u.Bytes()
+	p.str = nil
+	if sec, ok := d.StrSection(); ok {
+		p.str = sec
+	}
+	p.refs = p.refs[:0]
+	p.steps = p.steps[:0]
+}
+
+// plan returns the plan of abbreviation code, compiling it on first use.
+func (p *fixedPlans) plan(code uint64) planRef {
+	if code == 0 || code > maxPlannedCode {
+		return planRef{state: planNone}
+	}
+	i := int(code - 1)
+	if i >= len(p.refs) {
+		p.refs = append(p.refs, make([]planRef, i+1-len(p.refs))...)
+	}
+	if p.refs[i].state == planUnknown {
+		p.refs[i] = p.compile(code)
+	}
+	return p.refs[i]
+}
+
+// compile builds the plan of abbreviation code, or refuses it (planNone).
+func (p *fixedPlans) compile(code uint64) planRef {
+	none := planRef{state: planNone}
+	fields, ok := p.unit.FixedLayout(code, p.buf[:0])
+	p.buf = fields
+	if !ok {
+		return none
+	}
+	start := len(p.steps)
+	for _, f := range fields {
+		if !plainForm(f.Form) || f.Off > 0xffff {
+			p.steps = p.steps[:start]
+			return none
+		}
+		act, read, ok := stepFor(f.Attr, f.Form)
+		if !ok {
+			p.steps = p.steps[:start]
+			return none
+		}
+		if isStrForm(f.Form) && p.str == nil {
+			p.steps = p.steps[:start]
+			return none
+		}
+		if !read {
+			continue
+		}
+		s := planStep{act: act, size: uint8(f.Size), off: uint16(f.Off)}
+		switch f.Form {
+		case die.FormRef1, die.FormRef2, die.FormRef4, die.FormRef8:
+			s.imm = p.unit.Offset
+		case die.FormImplicitConst:
+			s.imm = uint64(f.Const)
+		case die.FormFlagPresent:
+			s.imm = 1
+		case die.FormData16:
+			s.size = 0 // its Val is 0; the bytes are in Data
+		}
+		p.steps = append(p.steps, s)
+	}
+	return planRef{start: uint32(start), end: uint32(len(p.steps)), state: planReady}
+}
+
+// plainForm reports whether Next's Val for a value of form f is the value
+// as stored (plus the unit's offset for unit-relative references), with
+// nothing to resolve and nothing to check but, for strp, the offset.
+func plainForm(f die.Form) bool {
+	switch f {
+	case die.FormData1, die.FormData2, die.FormData4, die.FormData8, die.FormData16,
+		die.FormFlag, die.FormFlagPresent, die.FormImplicitConst,
+		die.FormRef1, die.FormRef2, die.FormRef4, die.FormRef8, die.FormRefAddr, die.FormRefSig8,
+		die.FormSecOffset, die.FormAddr, die.FormStrp,
+		die.FormStrx1, die.FormStrx2, die.FormStrx3, die.FormStrx4:
+		return true
+	}
+	return false
+}
+
+// isStrForm reports whether f is one of the .debug_str forms plans read:
+// strp, or strx1-4, whose values are indexes (resolved by StrxOffset).
+func isStrForm(f die.Form) bool {
+	return f == die.FormStrp || f >= die.FormStrx1 && f <= die.FormStrx4
+}
+
+// isStrx reports whether f is a string index form.
+func isStrx(f die.Form) bool { return f >= die.FormStrx1 && f <= die.FormStrx4 }
+
+// stepFor returns what a plan does with attribute attr of form f, the way
+// fillDigestFast treats it: act when read is set, nothing when it is not;
+// ok is false when fillDigestFast needs the decoded Field (strings other
+// than a strp name).
+func stepFor(attr uint32, f die.Form) (act planAct, read, ok bool) {
+	isRef := f == die.FormRef1 || f == die.FormRef2 || f == die.FormRef4 || f == die.FormRef8 || f == die.FormRefAddr
+	switch attr {
+	case atName:
+		if isStrx(f) {
+			return actNameStrx, true, true
+		}
+		return actName, true, f == die.FormStrp
+	case atType:
+		return actType, isRef, true
+	case atByteSize:
+		return actByteSize, isConstForm(f), true
+	case atBitSize:
+		return actBitSize, true, true
+	case atEncoding:
+		return actEncoding, true, true
+	case atDataBitOffset:
+		return actDataBitOffset, true, true
+	case atDataMemberLoc:
+		return actMemberLoc, true, true
+	case atBitOffset:
+		return actBitOffset, true, true
+	case atUpperBound:
+		if isConstForm(f) {
+			return actUpperBound, true, true
+		}
+		return actUpperNotConst, true, true
+	case atCount:
+		return actCount, isConstForm(f), true
+	case atConstValue:
+		return actConstValue, isConstForm(f), !isStrForm(f)
+	case atDeclaration:
+		return actDeclaration, true, true
+	case atSpecification:
+		return actSpecification, isRef, true
+	case atSignature:
+		return actSignature, isRef, true
+	case atExternal:
+		return actExternal, true, true
+	case atArtificial:
+		return actArtificial, true, true
+	case atAddrBase:
+		return actAddrBase, true, true
+	case atLanguage:
+		return actLanguage, true, true
+	case atProducer:
+		return 0, false, false
+	}
+	// Read by no one, but Next checks a string wherever it is.
+	if isStrx(f) {
+		return actCheckStrx, true, true
+	}
+	return actCheckStr, f == die.FormStrp, true
+}
+
+// fill fills d from e, a DIE Next left undecoded, by its plan. It reports
+// false when there is none or a strp offset is out of range: the caller
+// then decodes e and fills d from the Fields (after resetting d, which fill
+// may have half filled).
+func (p *fixedPlans) fill(d *digest, e *die.Entry) bool {
+	var ref planRef
+	if i := e.Code - 1; i < uint64(len(p.refs)) && p.refs[i].state != planUnknown {
+		ref = p.refs[i] // the usual case, kept inline
+	} else {
+		ref = p.plan(e.Code)
+	}
+	if ref.state != planReady {
+		return false
+	}
+	d.off, d.tag, d.children = e.Offset, e.Tag, e.Children
+	b := p.data[e.AttrPos:]
+	for _, s := range p.steps[ref.start:ref.end] {
+		v := s.imm
+		switch s.size {
+		case 1:
+			v += uint64(b[s.off])
+		case 2:
+			v += uint64(binary.LittleEndian.Uint16(b[s.off:]))
+		case 3:
+			v += uint64(binary.LittleEndian.Uint16(b[s.off:])) | uint64(b[s.off+2])<<16
+		case 4:
+			v += uint64(binary.LittleEndian.Uint32(b[s.off:]))
+		case 8:
+			v += binary.LittleEndian.Uint64(b[s.off:])
+		}
+		switch s.act {
+		case actCheckStr:
+			if v >= uint64(len(p.str)) {
+				return false
+			}
+		case actCheckStrx:
+			if _, ok := p.unit.StrxOffset(v); !ok {
+				return false
+			}
+		case actName:
+			if v >= uint64(len(p.str)) {
+				return false
+			}
+			d.strpName, d.nameOff, d.lazyName = true, v, true
+		case actNameStrx:
+			off, ok := p.unit.StrxOffset(v)
+			if !ok {
+				return false
+			}
+			d.strpName, d.nameOff, d.lazyName = true, off, true
+		case actType:
+			d.typ, d.hasTyp = v, true
+		case actByteSize:
+			d.byteSize, d.hasByteSize = v, true
+		case actBitSize:
+			d.bitSize = v
+		case actEncoding:
+			d.encoding = v
+		case actDataBitOffset:
+			d.dataBitOffset, d.hasDataBitOffset = v, true
+		case actMemberLoc:
+			d.memberLoc, d.hasMemberLoc = v, true
+		case actBitOffset:
+			d.bitOffset = v
+		case actUpperBound:
+			d.upperBound, d.hasUpperBound = v, true
+		case actUpperNotConst:
+			d.upperBoundNotConst = true
+		case actCount:
+			d.count, d.hasCount = v, true
+		case actConstValue:
+			d.constValue, d.hasConstValue = v, true
+		case actDeclaration:
+			d.declaration = v != 0
+		case actSpecification:
+			d.specification = v
+		case actSignature:
+			d.signature = v
+		case actExternal:
+			d.external = v != 0
+		case actArtificial:
+			d.artificial = v != 0
+		case actAddrBase:
+			d.addrBase, d.hasAddrBase = v, true
+		case actLanguage:
+			d.language = v
+		}
+	}
+	return true
+}
