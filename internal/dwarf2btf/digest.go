@@ -72,54 +72,47 @@ type digest struct {
 	producer    string // DW_AT_producer (unit DIEs)
 }
 
-// digestScalars are the fields of a digest that hold no pointers.
+// digestScalars are the fields of a digest that hold no pointers. The
+// values come first and the flags after them, packed, so that reset, which
+// clears them for every DIE, has 152 bytes to clear rather than 208.
 type digestScalars struct {
-	off      uint64 // offset of the DIE in .debug_info
-	tag      uint32
-	children bool
+	off           uint64 // offset of the DIE in .debug_info
+	nameOff       uint64 // see strpName
+	typ           uint64 // DW_AT_type: offset of the referenced DIE in .debug_info
+	byteSize      uint64 // DW_AT_byte_size
+	bitSize       uint64 // DW_AT_bit_size
+	encoding      uint64 // DW_AT_encoding
+	dataBitOffset uint64 // DW_AT_data_bit_offset
+	memberLoc     uint64 // DW_AT_data_member_location (constant or DW_OP_plus_uconst)
+	bitOffset     uint64 // DW_AT_bit_offset (DWARF 2-4 bitfields, counted from the MSB)
+	upperBound    uint64 // DW_AT_upper_bound (constant forms only)
+	count         uint64 // DW_AT_count (constant forms only)
+	constValue    uint64 // DW_AT_const_value, integer forms (sdata sign-extended)
+	specification uint64 // DW_AT_specification
+	signature     uint64 // DW_AT_signature of a type unit's stub: its type's DIE
+	addrBase      uint64 // DW_AT_addr_base (unit DIEs)
+	language      uint64 // DW_AT_language (unit DIEs)
+	tag           uint32
+	children      bool
 
 	lazyName     bool // nameField or nameOff holds the name, not yet read into name
 	hasNameField bool // nameField holds this DIE's DW_AT_name
-
 	// strpName: DW_AT_name is the string at nameOff in strSec, as a
 	// compiled plan reads it (fastplan.go) instead of nameField.
 	strpName bool
-	nameOff  uint64
 
-	typ    uint64 // DW_AT_type: offset of the referenced DIE in .debug_info
-	hasTyp bool
-
-	byteSize    uint64 // DW_AT_byte_size
-	hasByteSize bool
-	bitSize     uint64 // DW_AT_bit_size
-	encoding    uint64 // DW_AT_encoding
-
-	dataBitOffset    uint64 // DW_AT_data_bit_offset
-	hasDataBitOffset bool
-	memberLoc        uint64 // DW_AT_data_member_location (constant or DW_OP_plus_uconst)
-	hasMemberLoc     bool
-	bitOffset        uint64 // DW_AT_bit_offset (DWARF 2-4 bitfields, counted from the MSB)
-
-	upperBound         uint64 // DW_AT_upper_bound (constant forms only)
+	hasTyp             bool
+	hasByteSize        bool
+	hasDataBitOffset   bool
+	hasMemberLoc       bool
 	hasUpperBound      bool
-	upperBoundNotConst bool   // DW_AT_upper_bound present in a non-constant form
-	count              uint64 // DW_AT_count (constant forms only)
+	upperBoundNotConst bool // DW_AT_upper_bound present in a non-constant form
 	hasCount           bool
-
-	constValue    uint64 // DW_AT_const_value, integer forms (sdata sign-extended)
-	hasConstValue bool   // DW_AT_const_value, in constValue or constString
-
-	declaration   bool   // DW_AT_declaration
-	specification uint64 // DW_AT_specification
-	signature     uint64 // DW_AT_signature of a type unit's stub: its type's DIE
-	external      bool   // DW_AT_external
-
-	artificial bool // DW_AT_artificial
-
-	addrBase    uint64 // DW_AT_addr_base (unit DIEs)
-	hasAddrBase bool
-
-	language uint64 // DW_AT_language (unit DIEs)
+	hasConstValue      bool // DW_AT_const_value, in constValue or constString
+	declaration        bool // DW_AT_declaration
+	external           bool // DW_AT_external
+	artificial         bool // DW_AT_artificial
+	hasAddrBase        bool
 }
 
 // reset clears d for the next DIE. It runs for every DIE of a walk, and

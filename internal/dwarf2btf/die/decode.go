@@ -210,7 +210,12 @@ func (r *Reader) decodeAttrs(u *Unit, a *abbrev, p int, e *Entry) (int, error) {
 // skipAttrs steps over the attribute values of abbreviation a starting at p
 // without decoding them, for walking past children.
 func skipAttrs(u *Unit, a *abbrev, p int) (int, error) {
-	if sz := u.fixedLen(a); sz >= 0 {
+	return skipAttrsSized(u, a, p, u.fixedLen(a))
+}
+
+// skipAttrsSized is skipAttrs given u.fixedLen(a), sz.
+func skipAttrsSized(u *Unit, a *abbrev, p int, sz int32) (int, error) {
+	if sz >= 0 {
 		if int(sz) > len(u.data)-p {
 			return 0, u.trunc(p)
 		}

@@ -52,8 +52,11 @@ func (u *Unit) isCommonShape() bool {
 
 // fixedLen returns the size of the values of every DIE of abbreviation a in
 // u, or -1 when it varies from DIE to DIE.
-func (u *Unit) fixedLen(a *abbrev) int32 {
-	if u.isCommonShape() {
+func (u *Unit) fixedLen(a *abbrev) int32 { return a.fixedIn(u.isCommonShape()) }
+
+// fixedIn is fixedLen for a unit of the common shape or not.
+func (a *abbrev) fixedIn(common bool) int32 {
+	if common {
 		return a.fixSize
 	}
 	return a.skipSize

@@ -18,6 +18,7 @@ type Reader struct {
 	raw        bool                             // leave index forms unresolved (used while reading unit DIEs)
 	lazy       bool                             // see SetLazyStrings
 	deferFixed bool                             // see SetDeferFixed
+	common     bool                             // u.isCommonShape(), kept for Next
 	keep       func(tag uint32, depth int) bool // see SetFilter
 
 	// The DIE last returned by Next, for SkipChildren.
@@ -55,6 +56,7 @@ func (r *Reader) SetDeferFixed(on bool) { r.deferFixed = on }
 // Seek positions r at the unit DIE of u, which must be one of d's units.
 func (r *Reader) Seek(u *Unit) {
 	r.u = u
+	r.common = u.isCommonShape()
 	r.pos = int(u.DIEOffset)
 	r.depth = 0
 	r.done = u.DIEOffset >= u.End
@@ -108,7 +110,7 @@ func (r *Reader) Next(e *Entry) (bool, error) {
 		var err error
 		e.AttrPos = -1
 		if r.keep == nil || r.keep(a.tag, r.depth) {
-			if sz := u.fixedLen(a); r.deferFixed && sz >= 0 && int(sz) <= len(b)-np {
+			if sz := a.fixedIn(r.common); r.deferFixed && sz >= 0 && int(sz) <= len(b)-np {
 				e.Fields, e.Sibling, e.AttrPos, e.Code = e.Fields[:0], 0, np, code
 				np += int(sz)
 			} else {
@@ -116,7 +118,7 @@ func (r *Reader) Next(e *Entry) (bool, error) {
 			}
 		} else {
 			e.Fields, e.Sibling = e.Fields[:0], 0
-			np, err = skipAttrs(u, a, np)
+			np, err = skipAttrsSized(u, a, np, a.fixedIn(r.common))
 		}
 		if err != nil {
 			r.done = true
