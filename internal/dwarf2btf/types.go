@@ -115,6 +115,13 @@ type cuTypes struct {
 
 	hasArray bool
 	intRec   int // index of the first base type named "int", or -1
+
+	// noName is c.str(""), once noNameSet is set: a third of the names
+	// nameStr is asked for are absent (parameters of function types,
+	// anonymous members), and interning "" gives the same offset every
+	// time, after a hash and a probe.
+	noName    uint32
+	noNameSet bool
 	ids      []btf.TypeID
 
 	limitErr   error   // the first BTF limit the unit breaks (limits.go)
@@ -150,6 +157,7 @@ func (c *cuTypes) reset() {
 	c.tagStack = c.tagStack[:0]
 	c.hasArray = false
 	c.intRec = -1
+	c.noNameSet = false
 	c.addrx = nil
 	c.limitErr = nil
 }
@@ -195,6 +203,12 @@ func (c *cuTypes) str(s string) uint32 {
 // its length check is made without reading the name either, and so is the
 // check for an empty name, which is 0 as with c.str.
 func (c *cuTypes) nameStr(d *digest) uint32 {
+	if !d.strpName && !d.hasNameField && d.name == "" { // no DW_AT_name
+		if !c.noNameSet {
+			c.noName, c.noNameSet = c.str(""), true
+		}
+		return c.noName
+	}
 	if shared := c.spec.Strings().Base(); shared != nil {
 		off, ok := uint64(0), false
 		switch {
