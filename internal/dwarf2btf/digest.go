@@ -74,7 +74,7 @@ type digest struct {
 
 // digestScalars are the fields of a digest that hold no pointers. The
 // values come first and the flags after them, packed, so that reset, which
-// clears them for every DIE, has 152 bytes to clear rather than 208.
+// clears them for every DIE, has 160 bytes to clear rather than 208.
 type digestScalars struct {
 	off           uint64 // offset of the DIE in .debug_info
 	nameOff       uint64 // see strpName
@@ -92,6 +92,7 @@ type digestScalars struct {
 	signature     uint64 // DW_AT_signature of a type unit's stub: its type's DIE
 	addrBase      uint64 // DW_AT_addr_base (unit DIEs)
 	language      uint64 // DW_AT_language (unit DIEs)
+	sink          uint64 // where a compiled plan puts values nothing reads (fastplan.go)
 	tag           uint32
 	children      bool
 
@@ -113,6 +114,7 @@ type digestScalars struct {
 	external           bool // DW_AT_external
 	artificial         bool // DW_AT_artificial
 	hasAddrBase        bool
+	sinkFlag           bool // sink's flag
 }
 
 // reset clears d for the next DIE. It runs for every DIE of a walk, and

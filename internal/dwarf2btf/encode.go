@@ -100,14 +100,9 @@ func (in *Input) Encode(opts *Options, st *Stats) (*btf.Spec, error) {
 			return nil, err
 		}
 		defer ef.Close()
-		addrs = ef.OfflineLayout()
-		ds, err := ef.DWARFSectionsAt(addrs, sectionsRead...)
-		if err != nil {
+		if secs, addrs, err = relocatedSections(ef); err != nil {
 			return nil, err
 		}
-		secs = &die.Sections{Order: ds.Order, Info: ds.Info, Abbrev: ds.Abbrev, Str: ds.Str, LineStr: ds.LineStr,
-			StrOffsets: ds.StrOffsets, Addr: ds.Addr, RngLists: ds.RngLists, LocLists: ds.LocLists, Loc: ds.Loc,
-			Ranges: ds.Ranges, Types: ds.Types}
 	} else if secs, err = m.dwarfSections(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -145,4 +140,18 @@ type Stats struct {
 	Convert     time.Duration // decoding DIEs, building and joining per-unit BTF
 	Types       int           // types produced (before deduplication)
 	StringBytes int           // string-section bytes produced
+}
+
+// relocatedSections returns the debug sections of ef, a relocatable file,
+// relocated on copies with its sections placed as libdwfl places them
+// (elfio.File.OfflineLayout), and those places.
+func relocatedSections(ef *elfio.File) (*die.Sections, []uint64, error) {
+	addrs := ef.OfflineLayout()
+	ds, err := ef.DWARFSectionsAt(addrs, sectionsRead...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &die.Sections{Order: ds.Order, Info: ds.Info, Abbrev: ds.Abbrev, Str: ds.Str, LineStr: ds.LineStr,
+		StrOffsets: ds.StrOffsets, Addr: ds.Addr, RngLists: ds.RngLists, LocLists: ds.LocLists, Loc: ds.Loc,
+		Ranges: ds.Ranges, Types: ds.Types}, addrs, nil
 }

@@ -2,6 +2,7 @@ package dwarf2btf
 
 import (
 	"encoding/binary"
+	"unsafe"
 
 	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
 )
@@ -57,12 +58,84 @@ const (
 // planStep reads the size-byte little-endian value at off of a DIE's
 // values (none when size is 0), adds imm (a unit's offset for unit-relative
 // references; the value itself for implicit_const and flag_present), and
-// applies act.
+// stores it in the digest field at byte offset dst of digestScalars,
+// setting the flag at byte offset flag. Steps whose value has nowhere to go
+// (a check, a field without a flag) aim at sink and sinkFlag.
+//
+// Why offsets rather than a switch on what the step does: a switch of a
+// dozen cases, taken per attribute in an order that changes from DIE to DIE,
+// cost about one mispredicted branch per DIE, a fifth of the plan's time.
 type planStep struct {
-	act  planAct
-	size uint8
-	off  uint16
-	imm  uint64
+	kind  stepKind
+	size  uint8
+	off   uint16
+	dst   uint16
+	flag  uint16
+	mask  uint64 // the low size bytes
+	imm   uint64
+	limit uint64 // stepStore: the largest value that does not fail the plan
+}
+
+// stepKind says how a step stores its value.
+type stepKind uint8
+
+const (
+	stepStore stepKind = iota // the value at dst, true at flag
+	stepBool                  // value != 0 at dst, a bool
+	stepStrx                  // the value is a string index: its .debug_str offset at dst, true at flag
+)
+
+// placeOf returns where a step with action act stores its value.
+func placeOf(act planAct) (kind stepKind, dst, flag uintptr) {
+	var z digestScalars
+	sink, sinkFlag := unsafe.Offsetof(z.sink), unsafe.Offsetof(z.sinkFlag)
+	switch act {
+	case actCheckStr:
+		return stepStore, sink, sinkFlag
+	case actCheckStrx:
+		return stepStrx, sink, sinkFlag
+	case actName:
+		return stepStore, unsafe.Offsetof(z.nameOff), unsafe.Offsetof(z.strpName)
+	case actNameStrx:
+		return stepStrx, unsafe.Offsetof(z.nameOff), unsafe.Offsetof(z.strpName)
+	case actType:
+		return stepStore, unsafe.Offsetof(z.typ), unsafe.Offsetof(z.hasTyp)
+	case actByteSize:
+		return stepStore, unsafe.Offsetof(z.byteSize), unsafe.Offsetof(z.hasByteSize)
+	case actBitSize:
+		return stepStore, unsafe.Offsetof(z.bitSize), sinkFlag
+	case actEncoding:
+		return stepStore, unsafe.Offsetof(z.encoding), sinkFlag
+	case actDataBitOffset:
+		return stepStore, unsafe.Offsetof(z.dataBitOffset), unsafe.Offsetof(z.hasDataBitOffset)
+	case actMemberLoc:
+		return stepStore, unsafe.Offsetof(z.memberLoc), unsafe.Offsetof(z.hasMemberLoc)
+	case actBitOffset:
+		return stepStore, unsafe.Offsetof(z.bitOffset), sinkFlag
+	case actUpperBound:
+		return stepStore, unsafe.Offsetof(z.upperBound), unsafe.Offsetof(z.hasUpperBound)
+	case actUpperNotConst:
+		return stepStore, sink, unsafe.Offsetof(z.upperBoundNotConst)
+	case actCount:
+		return stepStore, unsafe.Offsetof(z.count), unsafe.Offsetof(z.hasCount)
+	case actConstValue:
+		return stepStore, unsafe.Offsetof(z.constValue), unsafe.Offsetof(z.hasConstValue)
+	case actDeclaration:
+		return stepBool, unsafe.Offsetof(z.declaration), sinkFlag
+	case actSpecification:
+		return stepStore, unsafe.Offsetof(z.specification), sinkFlag
+	case actSignature:
+		return stepStore, unsafe.Offsetof(z.signature), sinkFlag
+	case actExternal:
+		return stepBool, unsafe.Offsetof(z.external), sinkFlag
+	case actArtificial:
+		return stepBool, unsafe.Offsetof(z.artificial), sinkFlag
+	case actAddrBase:
+		return stepStore, unsafe.Offsetof(z.addrBase), unsafe.Offsetof(z.hasAddrBase)
+	case actLanguage:
+		return stepStore, unsafe.Offsetof(z.language), sinkFlag
+	}
+	panic("dwarf2btf: plan action without a place")
 }
 
 // planRef locates the steps of one abbreviation's plan in fixedPlans.steps.
@@ -144,7 +217,15 @@ func (p *fixedPlans) compile(code uint64) planRef {
 		if !read {
 			continue
 		}
-		s := planStep{act: act, size: uint8(f.Size), off: uint16(f.Off)}
+		kind, dst, flag := placeOf(act)
+		s := planStep{kind: kind, size: uint8(f.Size), off: uint16(f.Off), dst: uint16(dst), flag: uint16(flag),
+			mask: 1<<(8*f.Size) - 1, limit: ^uint64(0)}
+		if f.Size >= 8 {
+			s.mask = ^uint64(0)
+		}
+		if act == actName || act == actCheckStr {
+			s.limit = uint64(len(p.str)) - 1 // p.str ends with a NUL, so is not empty
+		}
 		switch f.Form {
 		case die.FormRef1, die.FormRef2, die.FormRef4, die.FormRef8:
 			s.imm = p.unit.Offset
@@ -153,7 +234,7 @@ func (p *fixedPlans) compile(code uint64) planRef {
 		case die.FormFlagPresent:
 			s.imm = 1
 		case die.FormData16:
-			s.size = 0 // its Val is 0; the bytes are in Data
+			s.size, s.mask = 0, 0 // its Val is 0; the bytes are in Data
 		}
 		p.steps = append(p.steps, s)
 	}
@@ -259,77 +340,36 @@ func (p *fixedPlans) fill(d *digest, e *die.Entry) bool {
 	}
 	d.off, d.tag, d.children = e.Offset, e.Tag, e.Children
 	b := p.data[e.AttrPos:]
-	for _, s := range p.steps[ref.start:ref.end] {
-		v := s.imm
-		switch s.size {
-		case 1:
-			v += uint64(b[s.off])
-		case 2:
-			v += uint64(binary.LittleEndian.Uint16(b[s.off:]))
-		case 3:
-			v += uint64(binary.LittleEndian.Uint16(b[s.off:])) | uint64(b[s.off+2])<<16
-		case 4:
-			v += uint64(binary.LittleEndian.Uint32(b[s.off:]))
-		case 8:
-			v += binary.LittleEndian.Uint64(b[s.off:])
+	base := unsafe.Pointer(&d.digestScalars)
+	for i := range p.steps[ref.start:ref.end] {
+		s := &p.steps[int(ref.start)+i]
+		var v uint64
+		if int(s.off)+8 <= len(b) {
+			v = binary.LittleEndian.Uint64(b[s.off:]) & s.mask
+		} else {
+			for j := int(s.size) - 1; j >= 0; j-- { // the section's last bytes
+				v = v<<8 | uint64(b[int(s.off)+j])
+			}
 		}
-		switch s.act {
-		case actCheckStr:
-			if v >= uint64(len(p.str)) {
+		v += s.imm
+		switch s.kind {
+		case stepStore:
+			if v > s.limit {
 				return false
 			}
-		case actCheckStrx:
-			if _, ok := p.unit.StrxOffset(v); !ok {
-				return false
-			}
-		case actName:
-			if v >= uint64(len(p.str)) {
-				return false
-			}
-			d.strpName, d.nameOff, d.lazyName = true, v, true
-		case actNameStrx:
+			*(*uint64)(unsafe.Add(base, s.dst)) = v
+			*(*bool)(unsafe.Add(base, s.flag)) = true
+		case stepBool:
+			*(*bool)(unsafe.Add(base, s.dst)) = v != 0
+		case stepStrx:
 			off, ok := p.unit.StrxOffset(v)
 			if !ok {
 				return false
 			}
-			d.strpName, d.nameOff, d.lazyName = true, off, true
-		case actType:
-			d.typ, d.hasTyp = v, true
-		case actByteSize:
-			d.byteSize, d.hasByteSize = v, true
-		case actBitSize:
-			d.bitSize = v
-		case actEncoding:
-			d.encoding = v
-		case actDataBitOffset:
-			d.dataBitOffset, d.hasDataBitOffset = v, true
-		case actMemberLoc:
-			d.memberLoc, d.hasMemberLoc = v, true
-		case actBitOffset:
-			d.bitOffset = v
-		case actUpperBound:
-			d.upperBound, d.hasUpperBound = v, true
-		case actUpperNotConst:
-			d.upperBoundNotConst = true
-		case actCount:
-			d.count, d.hasCount = v, true
-		case actConstValue:
-			d.constValue, d.hasConstValue = v, true
-		case actDeclaration:
-			d.declaration = v != 0
-		case actSpecification:
-			d.specification = v
-		case actSignature:
-			d.signature = v
-		case actExternal:
-			d.external = v != 0
-		case actArtificial:
-			d.artificial = v != 0
-		case actAddrBase:
-			d.addrBase, d.hasAddrBase = v, true
-		case actLanguage:
-			d.language = v
+			*(*uint64)(unsafe.Add(base, s.dst)) = off
+			*(*bool)(unsafe.Add(base, s.flag)) = true
 		}
 	}
+	d.lazyName = d.strpName
 	return true
 }

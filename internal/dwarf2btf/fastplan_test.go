@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/elfio"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 
@@ -35,6 +36,7 @@ func viewOf(d *digest) digestView {
 	}
 	v.scalars = d.digestScalars
 	v.scalars.lazyName, v.scalars.hasNameField, v.scalars.strpName, v.scalars.nameOff = false, false, false, 0
+	v.scalars.sink, v.scalars.sinkFlag = 0, false // written only by plans, read by no one
 	return v
 }
 
@@ -134,15 +136,27 @@ func openDWARF(t testing.TB, path string) *die.Data {
 	return d
 }
 
-// tryOpenDWARF indexes the DWARF of the ELF file at path; closeFile
-// unmaps the file, after which d must not be used.
+// tryOpenDWARF indexes the DWARF of the ELF file at path, relocated as
+// the conversion relocates it where the file is relocatable; closeFile
+// releases the file, after which d must not be used.
 func tryOpenDWARF(path string) (d *die.Data, closeFile func(), err error) {
 	m, err := openMapped(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	closeFile = func() { m.close() }
-	secs, err := m.dwarfSections()
+	var secs *die.Sections
+	if m.elf.Type == elf.ET_REL {
+		ef, err := elfio.Open(path)
+		if err != nil {
+			closeFile()
+			return nil, nil, err
+		}
+		closeFile = func() { ef.Close(); m.close() }
+		secs, _, err = relocatedSections(ef)
+	} else {
+		secs, err = m.dwarfSections()
+	}
 	if err == nil {
 		d, err = die.NewWith(secs, die.Options{Lean: true})
 	}

@@ -122,7 +122,7 @@ type cuTypes struct {
 	// time, after a hash and a probe.
 	noName    uint32
 	noNameSet bool
-	ids      []btf.TypeID
+	ids       []btf.TypeID
 
 	limitErr   error   // the first BTF limit the unit breaks (limits.go)
 	curOff     uint64  // the DIE visit is handling, for limit errors
