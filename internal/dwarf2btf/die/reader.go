@@ -223,7 +223,7 @@ func (r *Reader) entryIn(u *Unit, off uint64, e *Entry) error {
 		return decodeErrf(u.Section.String(), p, "%w %d", errBadAbbrev, code)
 	}
 	e.Offset, e.Tag, e.Children, e.Unit = off, a.tag, a.children, u
-	e.Depth = -1
+	e.Depth, e.AttrPos = -1, -1
 	if off == u.DIEOffset {
 		e.Depth = 0
 	}
