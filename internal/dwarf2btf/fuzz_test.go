@@ -2,6 +2,7 @@ package dwarf2btf
 
 import (
 	"encoding/binary"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,12 +58,25 @@ func FuzzEncode(f *testing.F) {
 	})
 }
 
-// addSeedObjects adds the fuzz targets' seeds: small objects and shared
-// objects compiled from testdata/types with the installed C compilers,
-// objects with type units from testdata/typeunits, and a bare ELF header.
+// addSeedObjects adds the fuzz targets' seeds: the objects of seedObjects,
+// and a bare ELF header.
 func addSeedObjects(f *testing.F) {
+	for _, path := range seedObjects(f) {
+		if b, err := os.ReadFile(path); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("\x7fELF\x02\x01\x01"))
+}
+
+// seedObjects compiles the fuzz targets' seed files and returns their
+// paths: small objects and shared objects from testdata/types with the
+// installed C compilers, and objects with type units from
+// testdata/typeunits.
+func seedObjects(f *testing.F) []string {
 	src := filepath.Join(testutil.RepoRoot(), "testdata", "types", "basic.c")
 	dir := f.TempDir()
+	var paths []string
 	for _, cc := range []string{"gcc", "clang"} {
 		if _, err := exec.LookPath(cc); err != nil {
 			continue
@@ -72,28 +86,24 @@ func addSeedObjects(f *testing.F) {
 			{"-g", "-c", "-O1", "-gdwarf-4"},
 			{"-g", "-O1", "-gdwarf-5", "-shared", "-nostdlib", "-fPIC"},
 		} {
-			out := filepath.Join(dir, "seed.o")
+			out := filepath.Join(dir, fmt.Sprintf("seed%d.o", len(paths)))
 			if err := exec.Command(cc, append(args, src, "-o", out)...).Run(); err != nil {
 				f.Logf("%s %s: %v", cc, strings.Join(args, " "), err)
 				continue
 			}
-			if b, err := os.ReadFile(out); err == nil {
-				f.Add(b)
-			}
+			paths = append(paths, out)
 		}
 	}
 	// Type units, which units refer to by signature (see typeunits.go),
 	// in .debug_types and in .debug_info.
 	tu := filepath.Join(testutil.RepoRoot(), "testdata", "typeunits", "typeunits.c")
 	for _, v := range []string{"-gdwarf-4", "-gdwarf-5"} {
-		out := filepath.Join(dir, "seed-tu.o")
+		out := filepath.Join(dir, fmt.Sprintf("seed%d.o", len(paths)))
 		if err := exec.Command("gcc", "-g", v, "-fdebug-types-section", "-c", "-O0", tu, "-o", out).Run(); err != nil {
 			f.Logf("gcc %s -fdebug-types-section: %v", v, err)
 			continue
 		}
-		if b, err := os.ReadFile(out); err == nil {
-			f.Add(b)
-		}
+		paths = append(paths, out)
 	}
-	f.Add([]byte("\x7fELF\x02\x01\x01"))
+	return paths
 }
