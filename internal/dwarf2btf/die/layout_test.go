@@ -33,7 +33,9 @@ func diffDeferred(d *Data) (string, int) {
 					return fmt.Sprintf("DIE %#x: deferred, but FixedLayout refuses code %d", ed.Offset, ed.Code), deferred
 				}
 				raw := u.Bytes()[ed.AttrPos:]
-				errd = rd.DecodeDeferred(&ed)
+				if errd = rd.DecodeDeferred(&ed); errd != nil {
+					okd = false // where Next, decoding, would have failed
+				}
 				if errd == nil && ed.AttrPos != -1 {
 					return fmt.Sprintf("DIE %#x: AttrPos %d after DecodeDeferred", ed.Offset, ed.AttrPos), deferred
 				}
