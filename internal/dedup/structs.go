@@ -32,12 +32,12 @@ func (d *deduper) dedupStructs() error {
 		if !structLike(k) {
 			continue
 		}
-		t := d.typ(id)
 		h := d.structHashes[next]
 		next++
 		if d.mapped(id) || k == btf.KindTypedef && d.legacy {
 			continue
 		}
+		t := d.typ(id)
 		newID := id
 		for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
 			c := d.table.entID[e-1]
