@@ -16,6 +16,13 @@ package dedup
 // it (85 to 107 ms): most types are settled by then, it reads few of their
 // words, and streaming all of them cost more than the misses it saved.
 //
+// The pass calls it at each check it makes, not at every type: the types
+// in between need nothing read (most structs are mapped by an earlier
+// check of their unit when their turn comes), and reading ahead in one
+// burst right before a walk kept the struct pass at 486.9-489.6 ms against
+// 517.0-526.1 ms when read a type at a time (2026-11-26, medians of 6 to
+// 12 alternated runs of gobtf dedup).
+//
 // It only reads: the words are never changed by it, and sum exists only so
 // that the compiler keeps the loads.
 type readAhead struct {

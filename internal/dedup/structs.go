@@ -27,7 +27,6 @@ func (d *deduper) dedupStructs() error {
 	ra := readAhead{words: d.words, offs: d.offs}
 	defer func() { d.readSum += ra.sum }()
 	for id := d.firstID; id < d.count; id++ {
-		ra.upTo(int(id - d.firstID))
 		k := d.kinds[id]
 		if !structLike(k) {
 			continue
@@ -37,6 +36,9 @@ func (d *deduper) dedupStructs() error {
 		if d.mapped(id) || k == btf.KindTypedef && d.legacy {
 			continue
 		}
+		// Only a check reads words (the types before it need nothing),
+		// so the words are read ahead from here.
+		ra.upTo(int(id - d.firstID))
 		t := d.typ(id)
 		newID := id
 		for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
