@@ -60,7 +60,7 @@ const (
 // references; the value itself for implicit_const and flag_present), and
 // stores it in the digest field at byte offset dst of digestScalars,
 // setting the flag at byte offset flag. Steps whose value has nowhere to go
-// (a check, a field without a flag) aim at sink and sinkFlag.
+// (a check, a field without a flag) aim at sink and sinkFlag (places).
 //
 // Why offsets rather than a switch on what the step does: a switch of a
 // dozen cases, taken per attribute in an order that changes from DIE to DIE,
@@ -85,57 +85,45 @@ const (
 	stepStrx                  // the value is a string index: its .debug_str offset at dst, true at flag
 )
 
-// placeOf returns where a step with action act stores its value.
-func placeOf(act planAct) (kind stepKind, dst, flag uintptr) {
-	var z digestScalars
-	sink, sinkFlag := unsafe.Offsetof(z.sink), unsafe.Offsetof(z.sinkFlag)
-	switch act {
-	case actCheckStr:
-		return stepStore, sink, sinkFlag
-	case actCheckStrx:
-		return stepStrx, sink, sinkFlag
-	case actName:
-		return stepStore, unsafe.Offsetof(z.nameOff), unsafe.Offsetof(z.strpName)
-	case actNameStrx:
-		return stepStrx, unsafe.Offsetof(z.nameOff), unsafe.Offsetof(z.strpName)
-	case actType:
-		return stepStore, unsafe.Offsetof(z.typ), unsafe.Offsetof(z.hasTyp)
-	case actByteSize:
-		return stepStore, unsafe.Offsetof(z.byteSize), unsafe.Offsetof(z.hasByteSize)
-	case actBitSize:
-		return stepStore, unsafe.Offsetof(z.bitSize), sinkFlag
-	case actEncoding:
-		return stepStore, unsafe.Offsetof(z.encoding), sinkFlag
-	case actDataBitOffset:
-		return stepStore, unsafe.Offsetof(z.dataBitOffset), unsafe.Offsetof(z.hasDataBitOffset)
-	case actMemberLoc:
-		return stepStore, unsafe.Offsetof(z.memberLoc), unsafe.Offsetof(z.hasMemberLoc)
-	case actBitOffset:
-		return stepStore, unsafe.Offsetof(z.bitOffset), sinkFlag
-	case actUpperBound:
-		return stepStore, unsafe.Offsetof(z.upperBound), unsafe.Offsetof(z.hasUpperBound)
-	case actUpperNotConst:
-		return stepStore, sink, unsafe.Offsetof(z.upperBoundNotConst)
-	case actCount:
-		return stepStore, unsafe.Offsetof(z.count), unsafe.Offsetof(z.hasCount)
-	case actConstValue:
-		return stepStore, unsafe.Offsetof(z.constValue), unsafe.Offsetof(z.hasConstValue)
-	case actDeclaration:
-		return stepBool, unsafe.Offsetof(z.declaration), sinkFlag
-	case actSpecification:
-		return stepStore, unsafe.Offsetof(z.specification), sinkFlag
-	case actSignature:
-		return stepStore, unsafe.Offsetof(z.signature), sinkFlag
-	case actExternal:
-		return stepBool, unsafe.Offsetof(z.external), sinkFlag
-	case actArtificial:
-		return stepBool, unsafe.Offsetof(z.artificial), sinkFlag
-	case actAddrBase:
-		return stepStore, unsafe.Offsetof(z.addrBase), unsafe.Offsetof(z.hasAddrBase)
-	case actLanguage:
-		return stepStore, unsafe.Offsetof(z.language), sinkFlag
-	}
-	panic("dwarf2btf: plan action without a place")
+// stepPlace says where a step with a given action stores its value: how,
+// and at which byte offsets of digestScalars.
+type stepPlace struct {
+	kind      stepKind
+	dst, flag uintptr
+}
+
+// Offsets of digestScalars' fields, for places.
+const (
+	sink     = unsafe.Offsetof(digestScalars{}.sink)
+	sinkFlag = unsafe.Offsetof(digestScalars{}.sinkFlag)
+)
+
+// places gives each action's place, as fillDigestFast stores the same
+// attribute: a value with its has-flag where the digest has one (else
+// sinkFlag), flags as value != 0, checks into the sink.
+var places = [...]stepPlace{
+	actCheckStr:      {stepStore, sink, sinkFlag},
+	actCheckStrx:     {stepStrx, sink, sinkFlag},
+	actName:          {stepStore, unsafe.Offsetof(digestScalars{}.nameOff), unsafe.Offsetof(digestScalars{}.strpName)},
+	actNameStrx:      {stepStrx, unsafe.Offsetof(digestScalars{}.nameOff), unsafe.Offsetof(digestScalars{}.strpName)},
+	actType:          {stepStore, unsafe.Offsetof(digestScalars{}.typ), unsafe.Offsetof(digestScalars{}.hasTyp)},
+	actByteSize:      {stepStore, unsafe.Offsetof(digestScalars{}.byteSize), unsafe.Offsetof(digestScalars{}.hasByteSize)},
+	actBitSize:       {stepStore, unsafe.Offsetof(digestScalars{}.bitSize), sinkFlag},
+	actEncoding:      {stepStore, unsafe.Offsetof(digestScalars{}.encoding), sinkFlag},
+	actDataBitOffset: {stepStore, unsafe.Offsetof(digestScalars{}.dataBitOffset), unsafe.Offsetof(digestScalars{}.hasDataBitOffset)},
+	actMemberLoc:     {stepStore, unsafe.Offsetof(digestScalars{}.memberLoc), unsafe.Offsetof(digestScalars{}.hasMemberLoc)},
+	actBitOffset:     {stepStore, unsafe.Offsetof(digestScalars{}.bitOffset), sinkFlag},
+	actUpperBound:    {stepStore, unsafe.Offsetof(digestScalars{}.upperBound), unsafe.Offsetof(digestScalars{}.hasUpperBound)},
+	actUpperNotConst: {stepStore, sink, unsafe.Offsetof(digestScalars{}.upperBoundNotConst)},
+	actCount:         {stepStore, unsafe.Offsetof(digestScalars{}.count), unsafe.Offsetof(digestScalars{}.hasCount)},
+	actConstValue:    {stepStore, unsafe.Offsetof(digestScalars{}.constValue), unsafe.Offsetof(digestScalars{}.hasConstValue)},
+	actDeclaration:   {stepBool, unsafe.Offsetof(digestScalars{}.declaration), sinkFlag},
+	actSpecification: {stepStore, unsafe.Offsetof(digestScalars{}.specification), sinkFlag},
+	actSignature:     {stepStore, unsafe.Offsetof(digestScalars{}.signature), sinkFlag},
+	actExternal:      {stepBool, unsafe.Offsetof(digestScalars{}.external), sinkFlag},
+	actArtificial:    {stepBool, unsafe.Offsetof(digestScalars{}.artificial), sinkFlag},
+	actAddrBase:      {stepStore, unsafe.Offsetof(digestScalars{}.addrBase), unsafe.Offsetof(digestScalars{}.hasAddrBase)},
+	actLanguage:      {stepStore, unsafe.Offsetof(digestScalars{}.language), sinkFlag},
 }
 
 // planRef locates the steps of one abbreviation's plan in fixedPlans.steps.
@@ -217,8 +205,8 @@ func (p *fixedPlans) compile(code uint64) planRef {
 		if !read {
 			continue
 		}
-		kind, dst, flag := placeOf(act)
-		s := planStep{kind: kind, size: uint8(f.Size), off: uint16(f.Off), dst: uint16(dst), flag: uint16(flag),
+		pl := places[act]
+		s := planStep{kind: pl.kind, size: uint8(f.Size), off: uint16(f.Off), dst: uint16(pl.dst), flag: uint16(pl.flag),
 			mask: 1<<(8*f.Size) - 1, limit: ^uint64(0)}
 		if f.Size >= 8 {
 			s.mask = ^uint64(0)
@@ -325,7 +313,8 @@ func stepFor(attr uint32, f die.Form) (act planAct, read, ok bool) {
 }
 
 // fill fills d from e, a DIE Next left undecoded, by its plan. It reports
-// false when there is none or a strp offset is out of range: the caller
+// false when there is none or a string offset or index is out of range
+// (where Next would fail): the caller
 // then decodes e and fills d from the Fields (after resetting d, which fill
 // may have half filled).
 func (p *fixedPlans) fill(d *digest, e *die.Entry) bool {
