@@ -118,10 +118,7 @@ func diffLayout(u *Unit, raw []byte, layout []LayoutField, fields []Field) strin
 // unless some DIE was deferred.
 func checkDeferred(t *testing.T, d *Data, sec *Sections) {
 	t.Helper()
-	lean, err := NewWith(sec, Options{Lean: true})
-	if err != nil {
-		t.Fatalf("NewWith lean: %v", err)
-	}
+	lean := leanData(t, sec)
 	total := 0
 	for _, x := range []*Data{d, lean} {
 		diff, n := diffDeferred(x)

@@ -116,10 +116,7 @@ func diffLean(full, lean *Data) string {
 // that the comparison cannot pass for want of any.
 func checkLean(t *testing.T, d *Data, sec *Sections) {
 	t.Helper()
-	lean, err := NewWith(sec, Options{Lean: true})
-	if err != nil {
-		t.Fatalf("NewWith lean: %v", err)
-	}
+	lean := leanData(t, sec)
 	if diff := diffLean(d, lean); diff != "" {
 		t.Fatal(diff)
 	}
@@ -134,4 +131,14 @@ func checkLean(t *testing.T, d *Data, sec *Sections) {
 		}
 	}
 	t.Fatal("the lean tables fold nothing: no source coordinates?")
+}
+
+// leanData returns a lean Data of sec (Options.Lean), or fails t.
+func leanData(t *testing.T, sec *Sections) *Data {
+	t.Helper()
+	lean, err := NewWith(sec, Options{Lean: true})
+	if err != nil {
+		t.Fatalf("NewWith lean: %v", err)
+	}
+	return lean
 }
