@@ -187,9 +187,18 @@ func (d *deduper) besideWorkers() int { return max(1, d.parallelism()-1) }
 // parallel calls fn(0) .. fn(n-1) on up to Options.Workers goroutines.
 func (d *deduper) parallel(n int, fn func(int)) { d.parallelOn(d.parallelism(), n, fn) }
 
-// parallelOn calls fn(0) .. fn(n-1) on up to workers goroutines.
+// parallelOn calls fn(0) .. fn(n-1) on up to workers goroutines (on the
+// caller's when only one would run).
 func (d *deduper) parallelOn(workers, n int, fn func(int)) {
 	workers = max(1, min(workers, n))
+	if workers == 1 {
+		// One worker, or at most one piece of work (a module's
+		// compaction, say): no goroutine and channel for it.
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
 	next := make(chan int, n)
 	for i := range n {
 		next <- i
