@@ -35,15 +35,14 @@ func (d *deduper) resolveFwd(id uint32) uint32 {
 }
 
 // hypotAdd pairs canonical-graph type from with candidate-graph type to.
-// Pairs of which one side is a FWD, STRUCT or UNION are also listed in
-// hypotMerge, in the same order, for mergeHypot: only those can change
-// the canonical map, and they are a fraction of all pairs.
+// Its caller, isEquivUnsettled, also lists the pairs of which one side is a
+// FWD, STRUCT or UNION in hypotMerge, in the same order, for mergeHypot:
+// only those can change the canonical map, and they are a fraction of all
+// pairs. It tells them by the kinds in the type words it reads next anyway,
+// rather than by two more loads from kinds.
 func (d *deduper) hypotAdd(from, to uint32) {
 	d.hypotList = append(d.hypotList, from)
 	d.hypot[from] = to
-	if fwdOrComposite(d.kinds[from]) || fwdOrComposite(d.kinds[to]) {
-		d.hypotMerge = append(d.hypotMerge, from)
-	}
 }
 
 func (d *deduper) clearHypot() {
@@ -113,6 +112,9 @@ func (d *deduper) isEquivUnsettled(candID, canonID uint32) (bool, error) {
 
 	ct, nt := d.typ(candID), d.typ(canonID)
 	ck, nk := btf.InfoKind(ct[1]), btf.InfoKind(nt[1])
+	if fwdOrComposite(nk) || fwdOrComposite(ck) {
+		d.hypotMerge = append(d.hypotMerge, canonID)
+	}
 	if ct[0] != nt[0] {
 		return false, nil
 	}
@@ -160,6 +162,7 @@ func (d *deduper) isEquivUnsettled(candID, canonID uint32) (bool, error) {
 		if !shallowEqualStruct(ct, nt) {
 			return false, nil
 		}
+		nt = nt[:len(ct)]
 		for j := 4; j < len(ct); j += 3 {
 			if d.settled(ct[j], nt[j]) {
 				continue
@@ -176,6 +179,7 @@ func (d *deduper) isEquivUnsettled(candID, canonID uint32) (bool, error) {
 		if eq, err := d.isEquiv(ct[2], nt[2]); !eq || err != nil {
 			return eq, err
 		}
+		nt = nt[:len(ct)]
 		for j := 4; j < len(ct); j += 2 {
 			if d.settled(ct[j], nt[j]) {
 				continue

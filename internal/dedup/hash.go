@@ -103,10 +103,11 @@ func compatEnum(a, b []uint32) bool {
 // shallowEqualStruct: same header and the same member names and offset
 // words, member types not compared.
 func shallowEqualStruct(a, b []uint32) bool {
-	if !equalCommon(a, b) {
+	if !equalCommon(a, b) || len(a) != len(b) {
 		return false
 	}
-	for j := 3; j < len(a); j += 3 {
+	b = b[:len(a)]
+	for j := 3; j+2 < len(a); j += 3 {
 		if a[j] != b[j] || a[j+2] != b[j+2] {
 			return false
 		}
@@ -121,9 +122,10 @@ func compatArray(a, b []uint32) bool { return equalCommon(a, b) && a[5] == b[5] 
 // compatFuncProto: same name, info and parameter names; return and parameter
 // types not compared.
 func compatFuncProto(a, b []uint32) bool {
-	if a[0] != b[0] || a[1] != b[1] {
+	if a[0] != b[0] || a[1] != b[1] || len(a) != len(b) {
 		return false
 	}
+	b = b[:len(a)]
 	for j := 3; j < len(a); j += 2 {
 		if a[j] != b[j] {
 			return false
