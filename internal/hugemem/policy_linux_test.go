@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -78,6 +79,36 @@ func TestFreePageReporting(t *testing.T) {
 	}
 	if freePageReporting(filepath.Join(t.TempDir(), "missing")) {
 		t.Error("a missing folder reports free pages")
+	}
+}
+
+// TestMedian checks the statistic of the fault probe: a stall in one or a
+// few of the probe's faults must not move it.
+func TestMedian(t *testing.T) {
+	us := time.Microsecond
+	many := func(n int, d time.Duration, extra ...time.Duration) []time.Duration {
+		ts := slices.Repeat([]time.Duration{d}, n)
+		return append(ts, extra...)
+	}
+	tests := []struct {
+		name string
+		ts   []time.Duration
+		want time.Duration
+	}{
+		{"none", nil, 0},
+		{"one", []time.Duration{5 * us}, 5 * us},
+		{"odd, unsorted", []time.Duration{9 * us, 1 * us, 4 * us}, 4 * us},
+		{"even: the upper middle", []time.Duration{1 * us, 2 * us, 3 * us, 4 * us}, 3 * us},
+		{"a 1 ms stall among 64 cheap faults", many(63, 2*us, time.Millisecond), 2 * us},
+		{"stalls in a third of the faults", many(43, 2*us, slices.Repeat([]time.Duration{time.Millisecond}, 21)...), 2 * us},
+		{"every fault dear", many(64, 19*us), 19 * us},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := median(slices.Clone(tt.ts)); got != tt.want {
+				t.Errorf("median = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
 
