@@ -173,7 +173,7 @@ func (d *deduper) isEquivUnsettled(candID, canonID uint32) (bool, error) {
 		if !shallowEqualStruct(ct, nt) {
 			return false, nil
 		}
-		nt = nt[:len(ct)]
+		nt = nt[:len(ct)] // equal lengths (shallowEqualStruct): nt[j] needs no bounds check
 		for j := 4; j < len(ct); j += 3 {
 			if d.settled(ct[j], nt[j]) {
 				continue
@@ -190,7 +190,7 @@ func (d *deduper) isEquivUnsettled(candID, canonID uint32) (bool, error) {
 		if eq, err := d.isEquiv(ct[2], nt[2]); !eq || err != nil {
 			return eq, err
 		}
-		nt = nt[:len(ct)]
+		nt = nt[:len(ct)] // equal lengths (compatFuncProto), as above
 		for j := 4; j < len(ct); j += 2 {
 			if d.settled(ct[j], nt[j]) {
 				continue
