@@ -35,14 +35,17 @@ func (d *deduper) resolveFwd(id uint32) uint32 {
 }
 
 // hypotAdd pairs canonical-graph type from with candidate-graph type to.
-// Its caller, isEquivUnsettled, also lists the pairs of which one side is a
-// FWD, STRUCT or UNION in hypotMerge, in the same order, for mergeHypot:
-// only those can change the canonical map, and they are a fraction of all
-// pairs. It tells them by the kinds in the type words it reads next anyway,
-// rather than by two more loads from kinds.
-func (d *deduper) hypotAdd(from, to uint32) {
+// Pairs of which one side is a FWD, STRUCT or UNION (merge) are also listed
+// in hypotMerge, in the same order, for mergeHypot: only those can change
+// the canonical map, and they are a fraction of all pairs. The caller
+// tells them by the kinds in the type words it has read anyway, rather
+// than by two more loads from kinds.
+func (d *deduper) hypotAdd(from, to uint32, merge bool) {
 	d.hypotList = append(d.hypotList, from)
 	d.hypot[from] = to
+	if merge {
+		d.hypotMerge = append(d.hypotMerge, from)
+	}
 }
 
 func (d *deduper) clearHypot() {
@@ -120,12 +123,9 @@ func (d *deduper) isEquivUnsettled(candID, canonID uint32) (bool, error) {
 		}
 		return d.identicalTypes(h, candID, 16), nil
 	}
-	d.hypotAdd(canonID, candID)
-
 	ck, nk := btf.InfoKind(ct[1]), btf.InfoKind(nt[1])
-	if fwdOrComposite(nk) || fwdOrComposite(ck) {
-		d.hypotMerge = append(d.hypotMerge, canonID)
-	}
+	d.hypotAdd(canonID, candID, fwdOrComposite(nk) || fwdOrComposite(ck))
+
 	if ct[0] != nt[0] {
 		return false, nil
 	}
