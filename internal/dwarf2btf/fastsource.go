@@ -46,10 +46,11 @@ func (st *fastStream) withFuncs(s *funcScratch) {
 
 // typeAndFuncWalkKeeps is the filter of a type walk that also does step 1 of
 // the function collection: typeWalkKeeps, plus subprograms and GNU
-// annotations at any depth (the parameters and LLVM annotations the
-// function walk reads, typeWalkKeeps keeps already).
-func typeAndFuncWalkKeeps(tag uint32, depth int) bool {
-	return typeWalkKeeps(tag, depth) || tag == tagSubprogram || tag == tagGNUAnnotation
+// annotations at any depth and the parameters of subprograms (the LLVM
+// annotations the function walk reads, typeWalkKeeps keeps already).
+func typeAndFuncWalkKeeps(tag, parent uint32, depth int) bool {
+	return typeWalkKeeps(tag, parent, depth) || tag == tagSubprogram || tag == tagGNUAnnotation ||
+		tag == tagFormalParameter && parent == tagSubprogram
 }
 
 // newFastStream positions a reader of d on unit u.
@@ -57,6 +58,9 @@ func newFastStream(d *die.Data, u *die.Unit) *fastStream {
 	s := &fastStream{d: d, r: d.NewReader()}
 	s.r.SetLazyStrings(true) // fillDigestFast reads strings with Field.Str
 	s.r.SetFilter(typeWalkKeeps)
+	// Neither walk does anything with a leaf DIE it does not keep (see
+	// funcScratch.visit and cuTypes.visit).
+	s.r.SetDropLeaves(true)
 	s.r.Seek(u)
 	if d.HasTypeUnits() {
 		s.tu = newTUWalk(d, u, typeWalkKeeps)
@@ -248,19 +252,23 @@ func fillDigestFast(d *digest, e *die.Entry) {
 }
 
 // typeWalkKeeps reports whether the type walk (cuTypes.walk and visit) reads
-// anything of a DIE with the given tag at the given depth: the unit DIE,
-// top-level variables, and the tags visit and visitType look at. The
-// others (subprograms, local variables, lexical blocks, inlined calls, call
-// sites, labels, ...) are only stepped over, keeping their depth and
-// children so that the types defined below them are still found.
-func typeWalkKeeps(tag uint32, depth int) bool {
+// anything of a DIE with the given tag, parent tag and depth: the unit DIE,
+// top-level variables, the parameters of subroutine types, and the tags
+// visit and visitType look at. The others (subprograms, local variables,
+// lexical blocks, inlined calls, call sites, labels, the parameters of
+// functions and of inlined calls, ...) are only stepped over, keeping their
+// depth and children so that the types defined below them are still found.
+// (A parameter whose parent is not known, 0, is kept: visit sorts it out.)
+func typeWalkKeeps(tag, parent uint32, depth int) bool {
 	if depth == 0 {
 		return true
 	}
 	switch tag {
 	case tagVariable:
 		return depth == 1
-	case tagArrayType, tagClassType, tagEnumerationType, tagFormalParameter, tagMember, tagPointerType,
+	case tagFormalParameter:
+		return parent == tagSubroutineType || parent == 0
+	case tagArrayType, tagClassType, tagEnumerationType, tagMember, tagPointerType,
 		tagReferenceType, tagStringType, tagStructureType, tagSubroutineType, tagTypedef, tagUnionType,
 		tagUnspecifiedParams, tagInheritance, tagPtrToMemberType, tagSubrangeType, tagBaseType, tagConstType,
 		tagEnumerator, tagVolatileType, tagRestrictType, tagUnspecifiedType, tagRvalueRefType, tagAtomicType,

@@ -324,7 +324,7 @@ func readsFields(tag uint32) bool {
 // with the given tag: subprograms, parameters and annotations. The others
 // (locals, lexical blocks, inlined calls, call sites, ...) are stepped over
 // unread, keeping only their place in the tree.
-func funcWalkKeeps(tag uint32, depth int) bool {
+func funcWalkKeeps(tag, _ uint32, depth int) bool {
 	switch tag {
 	case tagSubprogram, tagFormalParameter, tagUnspecifiedParams, tagLLVMAnnotation, tagGNUAnnotation:
 		return true

@@ -15,11 +15,16 @@ type Reader struct {
 	pos        int
 	depth      int
 	done       bool
-	raw        bool                             // leave index forms unresolved (used while reading unit DIEs)
-	lazy       bool                             // see SetLazyStrings
-	deferFixed bool                             // see SetDeferFixed
-	common     bool                             // u.isCommonShape(), kept for Next
-	keep       func(tag uint32, depth int) bool // see SetFilter
+	raw        bool                                     // leave index forms unresolved (used while reading unit DIEs)
+	lazy       bool                                     // see SetLazyStrings
+	deferFixed bool                                     // see SetDeferFixed
+	common     bool                                     // u.isCommonShape(), kept for Next
+	keep       func(tag, parent uint32, depth int) bool // see SetFilter
+	dropLeaves bool                                     // see SetDropLeaves
+
+	// parents holds, at index k, the tag of the open DIE at depth k
+	// (valid below depth and below its length), for the filter.
+	parents [16]uint32
 
 	// The DIE last returned by Next, for SkipChildren.
 	lastValid    bool
@@ -39,11 +44,23 @@ func (d *Data) NewReader() *Reader { return &Reader{d: d, done: true} }
 func (r *Reader) SetLazyStrings(on bool) { r.lazy = on }
 
 // SetFilter makes Next decode the attributes only of the DIEs for which keep
-// (given the DIE's tag and depth) returns true; the others are returned
-// with their tag, depth and children flag but no Fields, their attribute
-// values stepped over unread (so errors in them go unreported). nil, the
-// default, decodes every DIE.
-func (r *Reader) SetFilter(keep func(tag uint32, depth int) bool) { r.keep = keep }
+// (given the DIE's tag, its parent's tag and its depth) returns true; the
+// others are returned with their tag, depth and children flag but no
+// Fields, their attribute values stepped over unread (so errors in them go
+// unreported). The parent's tag is 0 for the unit DIE and for DIEs nested
+// deeper than the reader keeps track of (16 levels): a filter must then
+// decide without it. nil, the default, decodes every DIE.
+func (r *Reader) SetFilter(keep func(tag, parent uint32, depth int) bool) { r.keep = keep }
+
+// SetDropLeaves makes Next, with a filter set, step over the DIEs the
+// filter rejects that have no children, instead of returning them: a walk
+// that only needs such a DIE to close the subtrees before it sees the same
+// closings at the next DIE it is given, since that DIE sits no deeper. The
+// rejected DIEs with children are still returned, as their subtrees may
+// hold DIEs the filter keeps. A kernel has about a million such leaves
+// (local variables, labels, call sites), which a walk otherwise takes one
+// by one only to pass over them.
+func (r *Reader) SetDropLeaves(on bool) { r.dropLeaves = on }
 
 // SetDeferFixed makes Next leave undecoded the attributes of each kept DIE
 // whose values have a fixed layout in its unit (Unit.FixedLayout): it
@@ -109,7 +126,7 @@ func (r *Reader) Next(e *Entry) (bool, error) {
 		}
 		var err error
 		e.AttrPos = -1
-		if r.keep == nil || r.keep(a.tag, r.depth) {
+		if r.keep == nil || r.keep(a.tag, r.parentTag(), r.depth) {
 			if sz := a.fixedIn(r.common); r.deferFixed && sz >= 0 && int(sz) <= len(b)-np {
 				e.Fields, e.Sibling, e.AttrPos, e.Code = e.Fields[:0], 0, np, code
 				np += int(sz)
@@ -119,6 +136,10 @@ func (r *Reader) Next(e *Entry) (bool, error) {
 		} else {
 			e.Fields, e.Sibling = e.Fields[:0], 0
 			np, err = skipAttrsSized(u, a, np, a.fixedIn(r.common))
+			if err == nil && r.dropLeaves && !a.children && r.depth > 0 {
+				r.pos = np
+				continue
+			}
 		}
 		if err != nil {
 			r.done = true
@@ -127,6 +148,9 @@ func (r *Reader) Next(e *Entry) (bool, error) {
 		r.pos = np
 		r.lastValid, r.lastChildren, r.lastDepth, r.lastSibling = true, a.children, r.depth, e.Sibling
 		if a.children {
+			if d := r.depth; d < len(r.parents) {
+				r.parents[d] = a.tag
+			}
 			r.depth++
 		} else if r.depth == 0 {
 			r.done = true
@@ -134,6 +158,15 @@ func (r *Reader) Next(e *Entry) (bool, error) {
 		return true, nil
 	}
 	return false, nil
+}
+
+// parentTag returns the tag of the parent of the DIE at r.depth, or 0 when
+// there is none or it is not tracked.
+func (r *Reader) parentTag() uint32 {
+	if d := uint(r.depth - 1); d < uint(len(r.parents)) {
+		return r.parents[d]
+	}
+	return 0
 }
 
 // SkipChildren makes the next Next return the sibling of the DIE the last
