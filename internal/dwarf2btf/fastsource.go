@@ -41,7 +41,14 @@ func (st *fastStream) usePlans(p *fixedPlans) {
 // prepared, and decode the DIEs the function walk reads too.
 func (st *fastStream) withFuncs(s *funcScratch) {
 	st.funcs = s
-	st.r.SetFilter(typeAndFuncWalkKeeps)
+	st.r.SetFilter(typeAndFuncWalkKeeps, typeWalkFixed)
+}
+
+// typeWalkFixed reports the tags for which typeWalkKeeps and
+// typeAndFuncWalkKeeps decide by the tag alone below the unit DIE (see
+// die.Reader.SetFilter): all but variables and parameters.
+func typeWalkFixed(tag uint32) bool {
+	return tag != tagVariable && tag != tagFormalParameter
 }
 
 // typeAndFuncWalkKeeps is the filter of a type walk that also does step 1 of
@@ -57,13 +64,13 @@ func typeAndFuncWalkKeeps(tag, parent uint32, depth int) bool {
 func newFastStream(d *die.Data, u *die.Unit) *fastStream {
 	s := &fastStream{d: d, r: d.NewReader()}
 	s.r.SetLazyStrings(true) // fillDigestFast reads strings with Field.Str
-	s.r.SetFilter(typeWalkKeeps)
+	s.r.SetFilter(typeWalkKeeps, typeWalkFixed)
 	// Neither walk does anything with a leaf DIE it does not keep (see
 	// funcScratch.visit and cuTypes.visit).
 	s.r.SetDropLeaves(true)
 	s.r.Seek(u)
 	if d.HasTypeUnits() {
-		s.tu = newTUWalk(d, u, typeWalkKeeps)
+		s.tu = newTUWalk(d, u, typeWalkKeeps, typeWalkFixed)
 	}
 	return s
 }

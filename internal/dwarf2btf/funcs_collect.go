@@ -199,7 +199,7 @@ type fnFrame struct {
 func (s *funcScratch) walk(u *funcUnit) error {
 	r := u.data.NewReader()
 	r.SetLazyStrings(true) // strings are read with Field.Str only
-	r.SetFilter(funcWalkKeeps)
+	r.SetFilter(funcWalkKeeps, func(uint32) bool { return true })
 	s.reader = r
 	s.declTags = u.opts.Features.DeclTag
 	for k := range u.units {
@@ -323,7 +323,8 @@ func readsFields(tag uint32) bool {
 // funcWalkKeeps reports whether the function walk reads anything of a DIE
 // with the given tag: subprograms, parameters and annotations. The others
 // (locals, lexical blocks, inlined calls, call sites, ...) are stepped over
-// unread, keeping only their place in the tree.
+// unread, keeping only their place in the tree. Below the unit DIE, the tag
+// alone decides.
 func funcWalkKeeps(tag, _ uint32, depth int) bool {
 	switch tag {
 	case tagSubprogram, tagFormalParameter, tagUnspecifiedParams, tagLLVMAnnotation, tagGNUAnnotation:

@@ -35,10 +35,10 @@ type tuWalk struct {
 // newTUWalk returns the walk of d's type units for unit home, whose reader
 // reads as the unit's reader does (lazy strings, the filter keep). When
 // home is a type unit itself, it is not walked again.
-func newTUWalk(d *die.Data, home *die.Unit, keep func(tag, parent uint32, depth int) bool) *tuWalk {
+func newTUWalk(d *die.Data, home *die.Unit, keep func(tag, parent uint32, depth int) bool, fixed func(tag uint32) bool) *tuWalk {
 	r := d.NewReader()
 	r.SetLazyStrings(true)
-	r.SetFilter(keep)
+	r.SetFilter(keep, fixed)
 	return &tuWalk{d: d, r: r, seen: map[*die.Unit]bool{home: true}, sec: home.Section}
 }
 

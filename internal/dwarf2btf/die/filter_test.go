@@ -12,16 +12,22 @@ func testKeep(tag, parent uint32, depth int) bool {
 	return depth == 0 || tag%2 == 0 || parent%4 == 3
 }
 
+// testFixed tells the tags for which testKeep decides by the tag alone
+// below the unit DIE: the even ones.
+func testFixed(tag uint32) bool { return tag%2 == 0 }
+
 // checkFilter walks every unit of d without a filter and with testKeep
-// (Reader.SetFilter), the latter with and without SetDropLeaves: the walks
-// must meet the same DIEs (offset, tag, depth, children) in the same order,
-// but for the filtered-out DIEs without children, which dropping leaves
-// out; kept DIEs with the same attributes and filtered ones with none. The
-// parent tags testKeep is given are checked against those the full walk
-// sees.
+// (Reader.SetFilter), the latter with and without SetDropLeaves, and with
+// verdicts cached by testFixed: the walks must meet the same DIEs (offset,
+// tag, depth, children) in the same order, but for the filtered-out DIEs
+// without children, which dropping leaves out; kept DIEs with the same
+// attributes and filtered ones with none. Without the cache, every call of
+// the filter is checked against the DIE the full walk sees, parent tag
+// included.
 func checkFilter(t *testing.T, d *Data) {
 	t.Helper()
-	for _, drop := range []bool{false, true} {
+	for _, cfg := range []struct{ drop, cache bool }{{false, false}, {true, false}, {true, true}} {
+		drop := cfg.drop
 		all, some := d.NewReader(), d.NewReader()
 		var parents []uint32 // the full walk's open DIEs, by depth
 		// The filter is called once per DIE, in order, on DIEs the full
@@ -31,13 +37,20 @@ func checkFilter(t *testing.T, d *Data) {
 			depth       int
 		}
 		var pending []call
+		fixed := testFixed
+		if !cfg.cache {
+			fixed = nil
+		}
 		some.SetFilter(func(tag, parent uint32, depth int) bool {
+			if cfg.cache {
+				return testKeep(tag, parent, depth)
+			}
 			if len(pending) == 0 || pending[0] != (call{tag, parent, depth}) {
 				t.Fatalf("filter given tag %#x parent %#x depth %d, want %+v", tag, parent, depth, pending[:min(1, len(pending))])
 			}
 			pending = pending[1:]
 			return testKeep(tag, parent, depth)
-		})
+		}, fixed)
 		some.SetDropLeaves(drop)
 		var ea, es Entry
 		kept, skipped, dropped, nUnits := 0, 0, 0, 0
