@@ -3,6 +3,7 @@ package btf
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/gobtf/gobtf/internal/hugemem"
 )
@@ -152,6 +153,22 @@ func (s *Spec) MustAppend(w ...uint32) TypeID {
 		panic(err)
 	}
 	return id
+}
+
+// AppendWords adds a type of n words and returns them for the caller to
+// write, all n of them, before s is read or appended to again. Nothing is
+// checked: it is for callers that build many small types whose length they
+// know in advance, and that Append's copy and checks would slow down (a
+// kernel's conversion appends 3.4 M types). Storage Reserve set aside is
+// reused, so the words hold stale values until written.
+func (s *Spec) AppendWords(n int) []uint32 {
+	s.offs = append(s.offs, uint32(len(s.words)))
+	start := len(s.words)
+	if cap(s.words)-start < n {
+		s.words = slices.Grow(s.words, n)
+	}
+	s.words = s.words[:start+n]
+	return s.words[start : start+n : start+n]
 }
 
 func (s *Spec) appendUnchecked(w []uint32) TypeID {
