@@ -2,6 +2,7 @@ package dwarf2btf
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/gobtf/gobtf/internal/btf"
 )
@@ -62,10 +63,10 @@ func encodeFuncs(dst *btf.Spec, perCU [][]funcCandidate, shift []btf.TypeID, ef 
 		}
 	}
 	e := funcEncoder{dst: dst, elf: ef, opts: opts}
+	e.combineAll(states, max(1, opts.Jobs))
 	for i, j := 0, 0; i < len(states); i = j {
 		j = i + 1
 		for j < len(states) && states[j].c.elf == states[i].c.elf {
-			e.combine(&states[i], &states[j])
 			j++
 		}
 		if err := e.encodeName(states[i:j]); err != nil {
@@ -73,6 +74,43 @@ func encodeFuncs(dst *btf.Spec, perCU [][]funcCandidate, shift []btf.TypeID, ef 
 		}
 	}
 	return nil
+}
+
+// combineAll merges the candidates of each name (states, in name order)
+// into the first of the name, on up to jobs goroutines. The names are
+// independent of each other and the merging only reads dst, to which
+// nothing is appended meanwhile; done serially, it was about half of
+// encodeFuncs' 25 ms on a kernel, at the end of the conversion, while
+// nothing else runs.
+func (e *funcEncoder) combineAll(states []funcState, jobs int) {
+	// Pieces of about equal size, each cut at the start of a name.
+	var cuts []int
+	for k := 0; k <= jobs; k++ {
+		i := k * len(states) / jobs
+		for i > 0 && i < len(states) && states[i].c.elf == states[i-1].c.elf {
+			i++
+		}
+		cuts = append(cuts, i)
+	}
+	var wg sync.WaitGroup
+	for k := 0; k < jobs; k++ {
+		lo, hi := cuts[k], cuts[k+1]
+		if lo >= hi {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i, j := lo, lo; i < hi; i = j {
+				j = i + 1
+				for j < hi && states[j].c.elf == states[i].c.elf {
+					e.combine(&states[i], &states[j])
+					j++
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // funcState is a candidate during encoding, with its unit's ID shift and
