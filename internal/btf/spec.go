@@ -171,6 +171,19 @@ func (s *Spec) AppendWords(n int) []uint32 {
 	return s.words[start : start+n : start+n]
 }
 
+// AppendBlank adds types types of words words in all, for the caller to
+// fill in, possibly from several goroutines: offs holds the new types'
+// start offsets in s's words, each to be set to base plus the type's
+// offset in ws, and ws their words, in order. The caller must leave every
+// type with the length its kind and vlen call for, as a copy of a type of
+// another Spec has, and write all of both slices before s is used again.
+func (s *Spec) AppendBlank(types, words int) (offs, ws []uint32, base uint32) {
+	s.Reserve(types, words)
+	n, w := len(s.offs), len(s.words)
+	s.offs, s.words = s.offs[:n+types], s.words[:w+words]
+	return s.offs[n:], s.words[w:], uint32(w)
+}
+
 func (s *Spec) appendUnchecked(w []uint32) TypeID {
 	s.offs = append(s.offs, uint32(len(s.words)))
 	s.words = append(s.words, w...)

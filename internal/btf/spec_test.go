@@ -39,3 +39,39 @@ func TestAppendWords(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendBlank copies a Spec's types into another through AppendBlank,
+// in two calls, and checks that they read back the same.
+func TestAppendBlank(t *testing.T) {
+	src := NewSpec(nil)
+	for _, w := range [][]uint32{
+		{1, Info(KindInt, false, 0), 4, IntWord(IntSigned, 0, 32)},
+		{0, Info(KindStruct, false, 2), 8, 1, 1, 0, 1, 2, 32},
+		{0, Info(KindPtr, false, 0), 2},
+		{0, Info(KindFuncProto, false, 1), 1, 0, 3},
+	} {
+		src.MustAppend(w...)
+	}
+	dst := NewSpec(nil)
+	dst.MustAppend(0, Info(KindPtr, false, 0), 0) // a type already there
+	for _, ids := range [][]TypeID{{1, 2}, {3, 4}} {
+		n := 0
+		for _, id := range ids {
+			n += len(src.Type(id))
+		}
+		offs, ws, base := dst.AppendBlank(len(ids), n)
+		w := 0
+		for k, id := range ids {
+			offs[k] = base + uint32(w)
+			w += copy(ws[w:], src.Type(id))
+		}
+	}
+	if dst.TypeCount() != 5 {
+		t.Fatalf("%d types, want 5", dst.TypeCount())
+	}
+	for id := TypeID(1); id <= 4; id++ {
+		if got, want := dst.Type(id+1), src.Type(id); !slices.Equal(got, want) {
+			t.Errorf("type %d is %v, want %v", id+1, got, want)
+		}
+	}
+}
