@@ -211,7 +211,11 @@ type deduper struct {
 	// computed in parallel before the passes that use them.
 	structHashes []uint64
 	structStarts []int // per chunk of ownChunk types: index of its first hash
-	table        candTable
+
+	// structBits and primBits mark, by own index (ID - firstID), the own
+	// struct-like types and the types of the primitive pass (setupOwn).
+	structBits, primBits []uint64
+	table                candTable
 
 	// The own FWDs that the primitive pass made representatives, and the
 	// own structs and unions that the struct pass did, in ID order: what

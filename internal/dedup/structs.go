@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"github.com/gobtf/gobtf/internal/btf"
+	"math/bits"
 )
 
 // dedupStructs maps every STRUCT, UNION and TYPEDEF to its representative.
@@ -26,55 +27,55 @@ func (d *deduper) dedupStructs() error {
 	next := 0 // index of the next struct-like type's hash in structHashes
 	ra := readAhead{words: d.words, offs: d.offs}
 	defer func() { d.readSum += ra.sum }()
-	for id := d.firstID; id < d.count; id++ {
-		k := d.kinds[id]
-		if !structLike(k) {
-			continue
-		}
-		h := d.structHashes[next]
-		next++
-		if d.mapped(id) || k == btf.KindTypedef && d.legacy {
-			continue
-		}
-		// Only a check reads words (the types before it need nothing),
-		// so the words are read ahead from here.
-		ra.upTo(int(id - d.firstID))
-		t := d.typ(id)
-		newID := id
-		for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
-			c := d.table.entID[e-1]
-			ct := d.typ(c)
-			// The shallow check also keeps a FWD that collides on the
-			// hash from being chosen, which would create a
-			// FWD <-> STRUCT loop.
-			if k == btf.KindTypedef {
-				if !equalTypedef(t, ct) {
+	for w, m := range d.structBits {
+		for ; m != 0; m &= m - 1 {
+			id := d.firstID + uint32(w*64+bits.TrailingZeros64(m))
+			k := d.kinds[id]
+			h := d.structHashes[next]
+			next++
+			if d.mapped(id) || k == btf.KindTypedef && d.legacy {
+				continue
+			}
+			// Only a check reads words (the types before it need nothing),
+			// so the words are read ahead from here.
+			ra.upTo(int(id - d.firstID))
+			t := d.typ(id)
+			newID := id
+			for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
+				c := d.table.entID[e-1]
+				ct := d.typ(c)
+				// The shallow check also keeps a FWD that collides on the
+				// hash from being chosen, which would create a
+				// FWD <-> STRUCT loop.
+				if k == btf.KindTypedef {
+					if !equalTypedef(t, ct) {
+						continue
+					}
+				} else if !shallowEqualStruct(t, ct) {
 					continue
 				}
-			} else if !shallowEqualStruct(t, ct) {
-				continue
+				d.clearHypot()
+				eq, err := d.isEquiv(id, c)
+				if err != nil {
+					return err
+				}
+				if !eq {
+					continue
+				}
+				d.mergeHypot()
+				if d.hypotAdjustCanon {
+					d.stats.BaseFwdKeptApart++
+					continue
+				}
+				newID = c
+				break
 			}
-			d.clearHypot()
-			eq, err := d.isEquiv(id, c)
-			if err != nil {
-				return err
-			}
-			if !eq {
-				continue
-			}
-			d.mergeHypot()
-			if d.hypotAdjustCanon {
-				d.stats.BaseFwdKeptApart++
-				continue
-			}
-			newID = c
-			break
-		}
-		d.canon[id] = newID
-		if newID == id {
-			d.table.add(h, id)
-			if k != btf.KindTypedef {
-				d.compReps = append(d.compReps, id)
+			d.canon[id] = newID
+			if newID == id {
+				d.table.add(h, id)
+				if k != btf.KindTypedef {
+					d.compReps = append(d.compReps, id)
+				}
 			}
 		}
 	}
