@@ -446,12 +446,7 @@ func (d *deduper) dedupPrimitives() error {
 						break
 					}
 				}
-			case btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindPtr,
-				btf.KindTypedef, btf.KindArray, btf.KindStruct, btf.KindUnion,
-				btf.KindFunc, btf.KindFuncProto, btf.KindVar, btf.KindDatasec,
-				btf.KindDeclTag, btf.KindTypeTag:
-				continue
-			default:
+			default: // primitiveLike marks only these kinds and unknown ones
 				return fmt.Errorf("dedup: type %d has unknown kind %d", id, d.kinds[id])
 			}
 			d.canon[id] = newID

@@ -1,8 +1,9 @@
 package dedup
 
 import (
-	"github.com/gobtf/gobtf/internal/btf"
 	"math/bits"
+
+	"github.com/gobtf/gobtf/internal/btf"
 )
 
 // dedupStructs maps every STRUCT, UNION and TYPEDEF to its representative.

@@ -24,7 +24,7 @@ type Reader struct {
 	dropLeaves bool                                     // see SetDropLeaves
 
 	// verdicts caches keep's answers for the DIEs below the unit DIE, by
-	// abbreviation code of the unit being read (see kept).
+	// abbreviation code of the unit being read (see cachedVerdict, ask).
 	verdicts []verdict
 
 	// parents holds, at index k, the tag of the open DIE at depth k
