@@ -73,14 +73,19 @@ func newOutput(infoSize int) *btf.Spec {
 	return out
 }
 
+// spareSpecs is how many more output Specs than converters convertUnits
+// keeps: how far the converters may run ahead of the joiner. An average
+// kernel unit's BTF is about 50 KB, so eight are cheap.
+const spareSpecs = 8
+
 // prefaultWindow is how far ahead of the joiner its output is faulted in:
 // room for a few of the largest units, and little memory if unused.
 const prefaultWindow = 8 << 20
 
-// unitDone is a converted unit handed to the joiner: the converter that
-// holds its BTF (returned to the pool once joined) or the error.
+// unitDone is a converted unit handed to the joiner: the Spec that holds
+// its BTF (returned to the pool once joined) or the error.
 type unitDone struct {
-	c       *cuTypes
+	spec    *btf.Spec
 	vars    []secEntry
 	funcs   []funcCandidate
 	skipped bool
@@ -100,22 +105,41 @@ type funcSource struct {
 // convertUnits converts n units, opening unit i's DIE stream with open, on
 // opts.Jobs goroutines, and joins them into one Spec in unit order.
 //
-// Each unit is converted on its own by a converter (cuTypes) taken from a
-// small pool, and joined by a single goroutine strictly in unit order, which
-// interns the unit's strings into the output and returns the converter to the
-// pool. So the output is the same for every job count, converters' buffers
-// are reused from unit to unit, and no unit's BTF is copied twice.
+// Each unit is converted on its own by one of jobs converters (cuTypes, one
+// per goroutine, whose scratch buffers are reused from unit to unit) into an
+// output Spec taken from a pool, and joined by a single goroutine strictly
+// in unit order, which interns the unit's strings into the output and
+// returns the Spec to the pool. So the output is the same for every job
+// count and no unit's BTF is copied twice.
 //
-// Converters are taken from the pool in unit order, by the dispatching loop:
-// the lowest unit not yet joined therefore always holds a converter and can
-// finish, which is what keeps a full pool from deadlocking the joiner.
+// Why the Specs are pooled apart from the converters: a converter that has
+// finished its unit can go on as long as there is a Spec to write into,
+// while the lowest unit not yet joined, often a large one, is still being
+// converted by another. With jobs+2 converters in the pool, as before, the
+// units after such a unit used up the pool and a CPU sat idle until it was
+// done; more converters cost more cache misses, their scratch being cold
+// each time a goroutine took another one. A Spec holds only the unit's
+// output, written front to back, so a few more of them cost little.
+//
+// Specs are taken from the pool before units, in unit order, by the
+// dispatching loop: the lowest unit not yet joined therefore always holds a
+// Spec and can finish, which is what keeps an empty pool from deadlocking the
+// joiner.
 func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *funcSource, opts *Options) (*btf.Spec, error) {
 	jobs := max(opts.Jobs, 1)
-	pool := make(chan *cuTypes, jobs+2)
+	pool := make(chan *btf.Spec, jobs+spareSpecs)
 	for range cap(pool) {
+		spec := btf.NewSpec(nil)
+		if tgt.shared != nil {
+			spec.SetStrings(btf.NewStringTable(tgt.shared))
+		}
+		pool <- spec
+	}
+	convs := make([]*cuTypes, jobs)
+	for g := range convs {
 		c := newCUTypes(opts, tgt.littleEndian, tgt.addrSize, tgt.shared)
 		c.debugAddr = tgt.debugAddr
-		pool <- c
+		convs[g] = c
 	}
 	done := make([]chan unitDone, n)
 	for i := range done {
@@ -145,7 +169,7 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 				first = r.err
 			}
 			if first == nil && !r.skipped {
-				shift := out.AppendSpec(r.c.spec)
+				shift := out.AppendSpec(r.spec)
 				advance()
 				for _, e := range r.vars {
 					e.typ += shift
@@ -153,7 +177,7 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 				}
 				perUnit[i], shifts[i] = r.funcs, shift
 			}
-			pool <- r.c
+			pool <- r.spec
 			if tgt.doneWith != nil {
 				tgt.doneWith(i)
 			}
@@ -161,7 +185,9 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 		joined <- first
 	}()
 
-	inOrder(n, jobs, pool, func(i int, c *cuTypes) {
+	inOrder(n, jobs, pool, func(g, i int, spec *btf.Spec) {
+		c := convs[g]
+		c.spec = spec
 		done[i] <- convertUnit(c, open, i, tgt, fs, opts)
 	})
 	err := <-joined
@@ -183,8 +209,9 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 }
 
 // inOrder runs work on units 0 to n-1 on jobs goroutines, which take the
-// units in order, each with a scratch item from pool that work must see
-// returned to pool (the joiner returns them, in unit order).
+// units in order, each with an item from pool that work must see returned
+// to pool (the joiner returns them, in unit order). work is also told which
+// goroutine (0 to jobs-1) runs it, for state of its own.
 //
 // The goroutines live as long as the conversion, not one goroutine a unit:
 // each new goroutine's stack grew again, copied at every doubling, for each
@@ -197,11 +224,11 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 // unit while waiting for an item, as another, which had taken the next
 // unit, got the last one: the joiner then waited for the first, which
 // waited for the joiner.
-func inOrder[T any](n, jobs int, pool chan T, work func(i int, c T)) {
-	var g errgroup.Group
+func inOrder[T any](n, jobs int, pool chan T, work func(g, i int, c T)) {
+	var eg errgroup.Group
 	var taken atomic.Int64
-	for range jobs {
-		g.Go(func() error {
+	for g := range jobs {
+		eg.Go(func() error {
 			for {
 				c := <-pool
 				i := int(taken.Add(1) - 1)
@@ -209,11 +236,11 @@ func inOrder[T any](n, jobs int, pool chan T, work func(i int, c T)) {
 					pool <- c
 					return nil
 				}
-				work(i, c)
+				work(g, i, c)
 			}
 		})
 	}
-	_ = g.Wait()
+	_ = eg.Wait()
 }
 
 // convertUnit converts unit i with c: its types, its variables and, given a
@@ -242,16 +269,16 @@ func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *t
 		err = c.fscratch.endWalk()
 	}
 	if err != nil {
-		return unitDone{c: c, err: fmt.Errorf("%s: %w", where, err)}
+		return unitDone{spec: c.spec, err: fmt.Errorf("%s: %w", where, err)}
 	}
 	m := tgt.merged
 	if m != nil {
 		lang, clang = m.lang, m.clang
 	} else if opts.Languages.Skips(uint16(lang)) || c.unitTag == tagPartialUnit || c.unitTag == die.TagSkeletonUnit {
-		return unitDone{c: c, skipped: true}
+		return unitDone{spec: c.spec, skipped: true}
 	}
 	if err := c.check(); err != nil {
-		return unitDone{c: c, err: fmt.Errorf("%s: %w", where, err)}
+		return unitDone{spec: c.spec, err: fmt.Errorf("%s: %w", where, err)}
 	}
 	c.enumSignedness()
 	c.emit()
@@ -264,14 +291,14 @@ func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *t
 		funcs, err = collectFuncs(&funcUnit{units: units, data: fs.data, spec: c.spec, typeID: c.resolve,
 			producerClang: clang, machine: fs.machine, elf: fs.table, opts: opts, scratch: &c.fscratch})
 		if err != nil {
-			return unitDone{c: c, err: fmt.Errorf("%s: %w", where, err)}
+			return unitDone{spec: c.spec, err: fmt.Errorf("%s: %w", where, err)}
 		}
 	}
 	vars, err := c.emitVars(tgt.elf)
 	if err != nil {
-		return unitDone{c: c, err: fmt.Errorf("%s: %w", where, err)}
+		return unitDone{spec: c.spec, err: fmt.Errorf("%s: %w", where, err)}
 	}
-	return unitDone{c: c, vars: vars, funcs: funcs}
+	return unitDone{spec: c.spec, vars: vars, funcs: funcs}
 }
 
 // ConvertTypesStd converts the types and variables of every compilation unit

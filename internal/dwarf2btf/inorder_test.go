@@ -3,6 +3,7 @@ package dwarf2btf
 import (
 	"math/rand/v2"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -26,6 +27,7 @@ func TestInOrder(t *testing.T) {
 				done[i] = make(chan int, 1)
 			}
 			var held [16]bool
+			var busy [8]atomic.Int32
 			joined := make(chan bool)
 			go func() {
 				ok := true
@@ -41,7 +43,15 @@ func TestInOrder(t *testing.T) {
 			}()
 			finished := make(chan struct{})
 			go func() {
-				inOrder(n, jobs, pool, func(i int, c int) {
+				inOrder(n, jobs, pool, func(g, i int, c int) {
+					if g < 0 || g >= jobs {
+						t.Errorf("jobs %d: goroutine index %d", jobs, g)
+						return
+					}
+					if busy[g].Add(1) != 1 {
+						t.Errorf("jobs %d: goroutine index %d given to two running units", jobs, g)
+					}
+					defer busy[g].Add(-1)
 					if held[c] {
 						t.Errorf("jobs %d: item %d handed out twice", jobs, c)
 					}
