@@ -35,9 +35,14 @@ func (d *deduper) compact(out *btf.Spec, strs *strMap) error {
 	chunks := (n + scanChunk - 1) / scanChunk
 	type count struct{ types, words int }
 	counts := make([]count, chunks+1) // counts[c+1]: chunk c's; then the sums before chunk c+1
+	// chunkIDs returns the own IDs of chunk c, lo to hi-1.
+	chunkIDs := func(c int) (lo, hi uint32) {
+		return d.firstID + uint32(c*scanChunk), d.firstID + uint32(min(n, (c+1)*scanChunk))
+	}
 	d.parallel(chunks, func(c int) {
 		var k count
-		for id := d.firstID + uint32(c*scanChunk); id < d.firstID+uint32(min(n, (c+1)*scanChunk)); id++ {
+		lo, hi := chunkIDs(c)
+		for id := lo; id < hi; id++ {
 			if d.canon[id] == id {
 				k.types++
 				k.words += len(d.typ(id))
@@ -54,7 +59,8 @@ func (d *deduper) compact(out *btf.Spec, strs *strMap) error {
 	reps := make([]uint32, counts[chunks].types) // input ID of output type first+i
 	d.parallel(chunks, func(c int) {
 		k, w := counts[c].types, counts[c].words
-		for id := d.firstID + uint32(c*scanChunk); id < d.firstID+uint32(min(n, (c+1)*scanChunk)); id++ {
+		lo, hi := chunkIDs(c)
+		for id := lo; id < hi; id++ {
 			if d.canon[id] == id {
 				newID[id] = d.firstID + uint32(k)
 				reps[k] = id

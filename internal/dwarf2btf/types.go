@@ -2,6 +2,7 @@ package dwarf2btf
 
 import (
 	"fmt"
+
 	"github.com/gobtf/gobtf/internal/btf"
 )
 
