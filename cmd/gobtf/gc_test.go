@@ -22,10 +22,10 @@ func TestGCForInput(t *testing.T) {
 	}{
 		{"module", 11 << 20, "", false, -1, -1, smallHeapLimit},
 		{"just below a kernel", bigInfo - 1, "", false, -1, -1, smallHeapLimit},
-		{"kernel", bigInfo, "", false, -1, 10, unset},
+		{"kernel", bigInfo, "", false, -1, 5, unset},
 		{"module with GOMEMLIMIT", 11 << 20, "100MiB", false, -1, -1, unset},
 		{"small LTO file", 32 << 20, "", true, -1, 100, smallHeapLimit},
-		{"LTO kernel", bigInfo, "", true, -1, 10, unset},
+		{"LTO kernel", bigInfo, "", true, -1, 5, unset},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("GOMEMLIMIT", tc.memLimit)

@@ -33,6 +33,10 @@ func printEncodeStats(w io.Writer, jobs int, est *dwarf2btf.Stats, baseWait time
 	}
 	if dst != nil {
 		for _, p := range dst.Passes {
+			if p.Beside {
+				row("  dedup: "+p.Name+" (beside)", p.Duration)
+				continue
+			}
 			row("  dedup: "+p.Name, p.Duration)
 			total += p.Duration
 		}

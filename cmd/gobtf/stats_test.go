@@ -26,7 +26,10 @@ func TestEncodeStats(t *testing.T) {
 	if err := os.WriteFile(basePath, base.Marshal(binary.LittleEndian), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	always := []string{"ELF load", "DWARF decode + convert + join", "dedup: structs", "dedup: refs", "encode", "write", "total", "types", "string bytes", "peak RSS"}
+	always := []string{"ELF load", "DWARF decode + convert + join", "dedup: refs", "encode", "write", "total", "types", "string bytes", "peak RSS"}
+	// With more than one worker and no base, the struct pass runs in the
+	// stream beside the conversion (dedup.Stream).
+	const streamed = "dedup: stream: setup, primitives, structs, strings (beside)"
 	const wait = "--btf_base: wait for its preparation"
 	cpus := runtime.GOMAXPROCS(0)
 	for _, tc := range []struct {
@@ -57,6 +60,10 @@ func TestEncodeStats(t *testing.T) {
 			}
 			if got := runtime.GOMAXPROCS(0); got != cpus {
 				t.Errorf("GOMAXPROCS is %d after the run, was %d before", got, cpus)
+			}
+			stream := tc.name == "-j2" && cpus > 1
+			if strings.Contains(stderr, streamed) != stream || strings.Contains(stderr, "dedup: structs") == stream {
+				t.Errorf("stream rows present: %v, want %v:\n%s", !stream, stream, stderr)
 			}
 			if strings.Contains(stderr, wait) != tc.wait {
 				t.Errorf("%q row present: %v, want %v:\n%s", wait, !tc.wait, tc.wait, stderr)

@@ -163,13 +163,18 @@ type Stats struct {
 type PassStat struct {
 	Name     string
 	Duration time.Duration
+	// Beside marks work done beside the caller's (a Stream's, during
+	// the conversion), which is not part of the time Dedup or Finish took.
+	Beside bool
 }
 
-// Total returns the sum of the pass durations.
+// Total returns the sum of the pass durations, those done beside excluded.
 func (s *Stats) Total() time.Duration {
 	var t time.Duration
 	for _, p := range s.Passes {
-		t += p.Duration
+		if !p.Beside {
+			t += p.Duration
+		}
 	}
 	return t
 }
@@ -196,7 +201,10 @@ type deduper struct {
 	kinds []btf.Kind // kind of every type, a compact copy for random access
 
 	// hypot is the hypothetical map of one equivalence check: canonical-
-	// graph ID -> candidate-graph ID. hypotList lists the IDs set in it so
+	// graph ID -> candidate-graph ID plus one, 0 where unset. Zero for
+	// unset needs no setting up, and memory fresh from the system that is
+	// never written is never resident: a kernel's checks write about a
+	// third of its pages. hypotList lists the IDs set in it so
 	// that clearing costs only what was set. hypotAdjustCanon records that
 	// the check would need a base FWD resolved (split BTF).
 	hypot            []uint32
@@ -229,6 +237,10 @@ type deduper struct {
 	// The IDs a walk of the reference pass may process: all own IDs, or
 	// a region's (refsplit.go).
 	regionLo, regionHi uint32
+
+	// watch is set while the struct pass runs ahead of the input's end
+	// (stream.go); nil otherwise.
+	watch *streamWatch
 
 	workers int
 	legacy  bool   // Options.Libbpf112
@@ -344,10 +356,8 @@ func runOn(s *btf.Spec, words []uint32, opts Options, deferred bool) (*deduper, 
 		d.kinds = make([]btf.Kind, d.count)
 		for id := uint32(1); id < d.firstID; id++ {
 			d.canon[id] = id
-			d.hypot[id] = unprocessed
 			d.kinds[id] = btf.InfoKind(d.typ(id)[1])
 		}
-		d.hypot[0] = unprocessed
 		d.planRefSplit()
 		// Beside the string pass it leaves that pass a CPU; with the
 		// string pass deferred, nothing runs beside it.

@@ -42,7 +42,7 @@ func (d *deduper) resolveFwd(id uint32) uint32 {
 // than by two more loads from kinds.
 func (d *deduper) hypotAdd(from, to uint32, merge bool) {
 	d.hypotList = append(d.hypotList, from)
-	d.hypot[from] = to
+	d.hypot[from] = to + 1
 	if merge {
 		d.hypotMerge = append(d.hypotMerge, from)
 	}
@@ -50,7 +50,7 @@ func (d *deduper) hypotAdd(from, to uint32, merge bool) {
 
 func (d *deduper) clearHypot() {
 	for _, id := range d.hypotList {
-		d.hypot[id] = unprocessed
+		d.hypot[id] = 0
 	}
 	d.hypotList = d.hypotList[:0]
 	d.hypotMerge = d.hypotMerge[:0]
@@ -64,7 +64,7 @@ func (d *deduper) clearHypot() {
 // kernel are settled; asking first, inlined, saves their calls.
 func (d *deduper) settled(candID, canonID uint32) bool {
 	return d.resolve(candID) == d.resolve(canonID) ||
-		d.hypot[canonID] == candID && d.kinds[canonID] != btf.KindFwd
+		d.hypot[canonID] == candID+1 && d.kinds[canonID] != btf.KindFwd
 }
 
 // isEquiv decides whether the type graph reachable from candID (the
@@ -113,9 +113,13 @@ func (d *deduper) isEquivUnsettled(candID, canonID uint32) (bool, error) {
 	// end at the map on the vmlinux, and the words are read next in the
 	// others (struct pass 416.0 -> 407.1 ms, medians of 15 rotated runs).
 	ct, nt := d.typ(candID), d.typ(canonID)
-	if h := d.hypot[canonID]; h <= maxTypeID {
+	if h := d.hypot[canonID]; h != 0 {
+		h-- // stored plus one
 		if h == candID {
 			return true, nil
+		}
+		if d.watch != nil {
+			d.watchEnums(candID, canonID, ct, nt)
 		}
 		d.identSteps = maxIdentSteps
 		if d.legacy {
@@ -142,6 +146,9 @@ func (d *deduper) isEquivUnsettled(candID, canonID uint32) (bool, error) {
 		return fk == real, nil
 	}
 	if ck != nk {
+		if d.watch != nil {
+			d.watchEnums(candID, canonID, ct, nt)
+		}
 		return false, nil
 	}
 
@@ -149,6 +156,9 @@ func (d *deduper) isEquivUnsettled(candID, canonID uint32) (bool, error) {
 	case btf.KindInt:
 		return equalWords(ct, nt), nil
 	case btf.KindEnum, btf.KindEnum64:
+		if d.watch != nil {
+			d.watchEnums(candID, canonID, ct, nt)
+		}
 		return compatEnum(ct, nt), nil
 	case btf.KindFwd, btf.KindFloat:
 		return equalCommon(ct, nt), nil
@@ -293,7 +303,7 @@ func (d *deduper) identicalTypes(id1, id2 uint32, depth int) bool {
 // pairs of other kinds, most of them, are not even listed (hypotMerge).
 func (d *deduper) mergeHypot() {
 	for _, canonT := range d.hypotMerge {
-		tID := d.resolve(d.hypot[canonT])
+		tID := d.resolve(d.hypot[canonT] - 1)
 		cID := d.resolve(canonT)
 		tk, ck := d.kindOf(tID), d.kindOf(cID)
 		if tk != btf.KindFwd && ck == btf.KindFwd {

@@ -156,7 +156,6 @@ func (d *deduper) setupOwn(workers int) error {
 				id := d.firstID + uint32(i)
 				k := btf.InfoKind(d.words[d.offs[i]+1])
 				d.kinds[id] = k
-				d.hypot[id] = unprocessed
 				if k == btf.KindVar || k == btf.KindDatasec {
 					d.canon[id] = id
 				} else {
@@ -384,6 +383,19 @@ func refPositions(t []uint32) (ref2 bool, first, step, end int) {
 // Established: every type of these kinds has a representative; each
 // representative is in the candidate table.
 func (d *deduper) dedupPrimitives() error {
+	anon := d.newAnonEnums()
+	for w, m := range d.primBits {
+		for ; m != 0; m &= m - 1 {
+			if err := d.dedupPrimitive(d.firstID+uint32(w*64+bits.TrailingZeros64(m)), &anon); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// newAnonEnums returns the index of anonymous enums with the base's entered.
+func (d *deduper) newAnonEnums() anonEnums {
 	anon := anonEnums{byWords: make(map[uint64]uint32)}
 	for id := uint32(1); id < d.firstID; id++ {
 		if k := d.kinds[id]; k == btf.KindEnum || k == btf.KindEnum64 {
@@ -392,73 +404,80 @@ func (d *deduper) dedupPrimitives() error {
 			}
 		}
 	}
-	for w, m := range d.primBits {
-		for ; m != 0; m &= m - 1 {
-			id := d.firstID + uint32(w*64+bits.TrailingZeros64(m))
-			var t []uint32
-			switch d.kinds[id] {
-			case btf.KindInt, btf.KindEnum, btf.KindEnum64, btf.KindFwd, btf.KindFloat:
-				t = d.typ(id)
+	return anon
+}
+
+// dedupPrimitive maps primitive type id to its representative: the primitive
+// pass's step for one type, in ID order (see dedupPrimitives).
+func (d *deduper) dedupPrimitive(id uint32, anon *anonEnums) error {
+	var t []uint32
+	switch d.kinds[id] {
+	case btf.KindInt, btf.KindEnum, btf.KindEnum64, btf.KindFwd, btf.KindFloat:
+		t = d.typ(id)
+	}
+	var h uint64
+	newID := id
+	switch d.kinds[id] {
+	case btf.KindInt:
+		h = hashIntTag(t)
+		for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
+			c := d.table.entID[e-1]
+			if equalWords(t, d.typ(c)) {
+				newID = c
+				break
 			}
-			var h uint64
-			newID := id
-			switch d.kinds[id] {
-			case btf.KindInt:
-				h = hashIntTag(t)
-				for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
-					c := d.table.entID[e-1]
-					if equalWords(t, d.typ(c)) {
-						newID = c
-						break
-					}
+		}
+	case btf.KindEnum, btf.KindEnum64:
+		h = hashEnum(t)
+		if t[0] == 0 {
+			if c, ok := anon.lookup(d, t); ok {
+				if c != 0 {
+					newID = c
 				}
-			case btf.KindEnum, btf.KindEnum64:
-				h = hashEnum(t)
-				if t[0] == 0 {
-					if c, ok := anon.lookup(d, t); ok {
-						if c != 0 {
-							newID = c
-						}
-						break
-					}
-				}
-				for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
-					c := d.table.entID[e-1]
-					ct := d.typ(c)
-					if equalWords(t, ct) {
-						newID = c
-						break
-					}
-					if compatEnum(t, ct) {
-						if isEnumFwd(t) {
-							newID = c
-							break
-						}
-						d.canon[c] = id
-					}
-				}
-			case btf.KindFwd, btf.KindFloat:
-				h = hashCommon(t)
-				for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
-					c := d.table.entID[e-1]
-					if equalCommon(t, d.typ(c)) {
-						newID = c
-						break
-					}
-				}
-			default: // primitiveLike marks only these kinds and unknown ones
-				return fmt.Errorf("dedup: type %d has unknown kind %d", id, d.kinds[id])
+				break
 			}
-			d.canon[id] = newID
-			if newID == id {
-				d.table.add(h, id)
-				if d.kinds[id] == btf.KindFwd {
-					d.fwdReps = append(d.fwdReps, id)
-				}
-				if isAnyEnum(t) && t[0] == 0 {
-					anon.enter(id, t)
-				}
+		}
+		for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
+			c := d.table.entID[e-1]
+			ct := d.typ(c)
+			if equalWords(t, ct) {
+				newID = c
+				break
 			}
+			if compatEnum(t, ct) {
+				if isEnumFwd(t) {
+					newID = c
+					break
+				}
+				if d.watch != nil {
+					d.watch.pending = append(d.watch.pending, c, d.resolve(c))
+				}
+				d.canon[c] = id
+			}
+		}
+	case btf.KindFwd, btf.KindFloat:
+		h = hashCommon(t)
+		for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
+			c := d.table.entID[e-1]
+			if equalCommon(t, d.typ(c)) {
+				newID = c
+				break
+			}
+		}
+	default: // primitiveLike marks only these kinds and unknown ones
+		return fmt.Errorf("dedup: type %d has unknown kind %d", id, d.kinds[id])
+	}
+	d.canon[id] = newID
+	if d.watch != nil && len(d.watch.pending) > 0 {
+		d.watchRepoints()
+	}
+	if newID == id {
+		d.table.add(h, id)
+		if d.kinds[id] == btf.KindFwd {
+			d.fwdReps = append(d.fwdReps, id)
+		}
+		if isAnyEnum(t) && t[0] == 0 {
+			anon.enter(id, t)
 		}
 	}
 	return nil

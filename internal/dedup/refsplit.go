@@ -3,6 +3,7 @@ package dedup
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/gobtf/gobtf/internal/btf"
 )
@@ -139,6 +140,38 @@ func (d *deduper) planRefSplit() {
 	}
 	chunks := (n + ownChunk - 1) / ownChunk
 	d.split = &refSplit{starts: starts, bad: make([]bool, chunks)}
+}
+
+// planRefSplitAt is planRefSplit for input known to be cut clean at each of
+// cuts (own indexes, ascending): no type before a cut references a type at
+// or after it. A Stream knows that of the end of every stretch it
+// processed, which is where a unit ended, so a plan made of such cuts holds
+// without the check of every reference that setupOwn makes otherwise.
+func (d *deduper) planRefSplitAt(cuts []int) {
+	n := len(d.offs)
+	regions := min(d.parallelism(), maxRefRegions)
+	if regions < 2 || n < refSplitMin || d.firstID != 1 {
+		return
+	}
+	starts := []int{0}
+	for k := 1; k < regions; k++ {
+		p := k * n / regions
+		i, _ := slices.BinarySearch(cuts, p) // the first cut at or after p
+		best := -1
+		for _, j := range []int{i - 1, i} {
+			if j >= 0 && j < len(cuts) && cuts[j] > starts[len(starts)-1] && cuts[j] < n &&
+				(best < 0 || abs(cuts[j]-p) < abs(best-p)) {
+				best = cuts[j]
+			}
+		}
+		if best > 0 {
+			starts = append(starts, best)
+		}
+	}
+	if len(starts) < 2 {
+		return
+	}
+	d.split = &refSplit{starts: starts, bad: make([]bool, (n+ownChunk-1)/ownChunk)}
 }
 
 // boundaryIn returns the place s in the middle half of (wlo, whi) closest

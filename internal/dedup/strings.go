@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/bits"
+	"unsafe"
 
 	"github.com/gobtf/gobtf/internal/btf"
 )
@@ -86,7 +87,12 @@ func (d *deduper) dedupStrings(old, nt *btf.StringTable) error {
 // what stringsDistinct needs.
 func (d *deduper) mapStrings(old, nt *btf.StringTable) (*strMap, error) {
 	m := newStrMap(old, nt, true)
-	for i := range d.offs {
+	return m, d.mapRange(m, 0, len(d.offs))
+}
+
+// mapRange is mapStrings for own types lo..hi-1 (by index), in order.
+func (d *deduper) mapRange(m *strMap, lo, hi int) error {
+	for i := lo; i < hi; i++ {
 		t := btf.Type(span(d.words, d.offs, i))
 		// VAR and DATASEC names are never compared (each such type is
 		// its own representative).
@@ -103,20 +109,20 @@ func (d *deduper) mapStrings(old, nt *btf.StringTable) (*strMap, error) {
 			_, err = m.translate(*p)
 		})
 		if err != nil {
-			return nil, fmt.Errorf("type %d: %w", d.firstID+uint32(i), err)
+			return fmt.Errorf("type %d: %w", d.firstID+uint32(i), err)
 		}
 	}
-	return m, nil
+	return nil
 }
 
 // strMap is the translation of the string pass, old offset -> new offset.
 type strMap struct {
-	old, nt *btf.StringTable
-	data    []byte // old's own bytes
-	start   uint32 // old's first own offset (after a base's)
-	sx      *strIndex
-	newOff  []uint32 // by string number (sx), unprocessed until met
-	odd     oddTable
+	nt     *btf.StringTable
+	data   []byte // old's own bytes (in a stream, as far as they are known)
+	start  uint32 // old's first own offset (after a base's)
+	sx     *strIndex
+	newOff []uint32 // by string number (sx), unprocessed until met
+	odd    oddTable
 
 	// In the deferred mode only (nil otherwise), compared marks, by local
 	// old offset, the offsets that a compared name (see mapStrings) uses,
@@ -130,8 +136,14 @@ type strMap struct {
 // newStrMap returns an empty translation from old into nt, which records
 // what stringsDistinct needs when deferred is set.
 func newStrMap(old, nt *btf.StringTable, deferred bool) *strMap {
-	data := old.Bytes()
-	m := &strMap{old: old, nt: nt, data: data, start: old.Start(), sx: newStrIndex(data)}
+	return newStrMapOn(old.Bytes(), old.Start(), nt, deferred)
+}
+
+// newStrMapOn is newStrMap for an old table of own bytes data, from offset
+// start on. Strings added to data later (grow) are translated too, through
+// the odd table.
+func newStrMapOn(data []byte, start uint32, nt *btf.StringTable, deferred bool) *strMap {
+	m := &strMap{nt: nt, data: data, start: start, sx: newStrIndex(data)}
 	m.newOff = make([]uint32, m.sx.count)
 	for i := range m.newOff {
 		m.newOff[i] = unprocessed
@@ -140,6 +152,31 @@ func newStrMap(old, nt *btf.StringTable, deferred bool) *strMap {
 		m.compared = make([]uint64, len(data)/64+1)
 	}
 	return m
+}
+
+// grow extends the old table's known bytes to data, of which the bytes
+// known so far are a prefix.
+func (m *strMap) grow(data []byte) {
+	m.data = data
+	if m.compared != nil {
+		for len(m.compared) < len(data)/64+1 {
+			m.compared = append(m.compared, 0)
+		}
+	}
+}
+
+// stringAt returns the string at local old offset local, false when it is
+// not terminated.
+func (m *strMap) stringAt(local uint32) (string, bool) {
+	rest := m.data[local:]
+	n := bytes.IndexByte(rest, 0)
+	if n < 0 {
+		return "", false
+	}
+	if n == 0 {
+		return "", true
+	}
+	return unsafe.String(&rest[0], n), true // aliases data, as StringTable.Lookup does
 }
 
 // mark records that a compared name uses old offset off.
@@ -157,16 +194,16 @@ func (m *strMap) translate(off uint32) (uint32, error) {
 	}
 	local := off - m.start
 	if local >= uint32(len(m.data)) {
-		return 0, fmt.Errorf("dedup: string offset %d out of range (string section ends at %d)", off, m.old.Len())
+		return 0, fmt.Errorf("dedup: string offset %d out of range (string section ends at %d)", off, m.start+uint32(len(m.data)))
 	}
 	if idx, ok := m.sx.index(local); ok {
-		s, _ := m.old.Lookup(off)
+		s, _ := m.stringAt(local)
 		n := m.add(s, local)
 		m.newOff[idx] = n
 		return n, nil
 	}
 	slot := m.odd.slot(local)
-	s, ok := m.old.Lookup(off)
+	s, ok := m.stringAt(local)
 	if !ok {
 		return 0, fmt.Errorf("dedup: string at offset %d is not terminated", off)
 	}
@@ -237,6 +274,9 @@ func newStrIndex(data []byte) *strIndex {
 // false if no string starts there.
 func (sx *strIndex) index(p uint32) (int, bool) {
 	w, b := p>>6, p&63
+	if int(w) >= len(sx.starts) {
+		return 0, false // in a stream: added after the index was made
+	}
 	word := sx.starts[w]
 	if word>>b&1 == 0 {
 		return 0, false

@@ -31,56 +31,83 @@ func (d *deduper) dedupStructs() error {
 	for w, m := range d.structBits {
 		for ; m != 0; m &= m - 1 {
 			id := d.firstID + uint32(w*64+bits.TrailingZeros64(m))
-			k := d.kinds[id]
 			h := d.structHashes[next]
 			next++
-			if d.mapped(id) || k == btf.KindTypedef && d.legacy {
-				continue
-			}
-			// Only a check reads words (the types before it need nothing),
-			// so the words are read ahead from here.
-			ra.upTo(int(id - d.firstID))
-			t := d.typ(id)
-			newID := id
-			for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
-				c := d.table.entID[e-1]
-				ct := d.typ(c)
-				// The shallow check also keeps a FWD that collides on the
-				// hash from being chosen, which would create a
-				// FWD <-> STRUCT loop.
-				if k == btf.KindTypedef {
-					if !equalTypedef(t, ct) {
-						continue
-					}
-				} else if !shallowEqualStruct(t, ct) {
-					continue
-				}
-				d.clearHypot()
-				eq, err := d.isEquiv(id, c)
-				if err != nil {
-					return err
-				}
-				if !eq {
-					continue
-				}
-				d.mergeHypot()
-				if d.hypotAdjustCanon {
-					d.stats.BaseFwdKeptApart++
-					continue
-				}
-				newID = c
-				break
-			}
-			d.canon[id] = newID
-			if newID == id {
-				d.table.add(h, id)
-				if k != btf.KindTypedef {
-					d.compReps = append(d.compReps, id)
-				}
+			if err := d.dedupStruct(id, h, &d.table, &ra); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
+}
+
+// dedupStruct maps struct-like type id, of hash h, to its representative
+// with the candidates of tab: the struct pass's step for one type, in ID
+// order (see dedupStructs).
+func (d *deduper) dedupStruct(id uint32, h uint64, tab *candTable, ra *readAhead) error {
+	k := d.kinds[id]
+	if d.mapped(id) || k == btf.KindTypedef && d.legacy {
+		return nil
+	}
+	// Only a check reads words (the types before it need nothing), so the
+	// words are read ahead from here.
+	ra.upTo(int(id - d.firstID))
+	t := d.typ(id)
+	newID := id
+	if d.watch != nil {
+		// Streaming (stream.go): the order of the candidates is not
+		// known yet where it matters.
+		c, err := d.onlyEquiv(id, t, k, h, tab)
+		if err != nil {
+			return err
+		}
+		if c != 0 {
+			d.mergeHypot() // onlyEquiv leaves c's check in the map
+			newID = c
+		}
+	} else {
+		for e := tab.first(h); e != 0; e = tab.entNext[e-1] {
+			c := tab.entID[e-1]
+			// The shallow check also keeps a FWD that collides on the hash
+			// from being chosen, which would create a FWD <-> STRUCT loop.
+			if !shallowCand(t, d.typ(c), k) {
+				continue
+			}
+			d.clearHypot()
+			eq, err := d.isEquiv(id, c)
+			if err != nil {
+				return err
+			}
+			if !eq {
+				continue
+			}
+			d.mergeHypot()
+			if d.hypotAdjustCanon {
+				d.stats.BaseFwdKeptApart++
+				continue
+			}
+			newID = c
+			break
+		}
+	}
+	d.canon[id] = newID
+	if newID == id {
+		tab.add(h, id)
+		if k != btf.KindTypedef {
+			d.compReps = append(d.compReps, id)
+		}
+	}
+	return nil
+}
+
+// shallowCand reports whether candidate words ct may be equivalent to t, a
+// struct-like type of kind k: shallowly equal, or for a typedef of the same
+// name and kind.
+func shallowCand(t, ct []uint32, k btf.Kind) bool {
+	if k == btf.KindTypedef {
+		return equalTypedef(t, ct)
+	}
+	return shallowEqualStruct(t, ct)
 }
 
 // resolveFwds resolves each FWD that is still its own representative to the

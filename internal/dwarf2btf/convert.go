@@ -173,6 +173,9 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 			if first == nil && !r.skipped {
 				shift := out.AppendSpec(r.spec)
 				advance()
+				if opts.OnJoined != nil {
+					opts.OnJoined(out)
+				}
 				for _, e := range r.vars {
 					e.typ += shift
 					entries = append(entries, e)

@@ -6,6 +6,8 @@ package dwarf2btf
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gobtf/gobtf/internal/btf"
 )
 
 // Features selects what the encoder emits. The fields read positively ("emit
@@ -165,6 +167,13 @@ type Options struct {
 	// collector off until then; a merged conversion holds every unit's
 	// records at once and outgrows its buffers many times over.
 	OnConvert func(merged bool)
+
+	// OnJoined, when set, is called each time the output has grown by a
+	// unit's types, on the goroutine that appends them and before the next
+	// append: the output's types so far are final then (a
+	// dedup.Stream's Add). Types appended after the units (functions,
+	// data sections) are not reported.
+	OnJoined func(out *btf.Spec)
 }
 
 // LanguageFilter selects compilation units by their DW_AT_language: with

@@ -1,0 +1,172 @@
+package dedup
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/testutil"
+)
+
+// streamDedup deduplicates in with a Stream that is shown the prefixes of in
+// ending at cuts (numbers of own types, ascending), as a conversion shows it
+// its joined units, and returns what Finish returns. The stream is driven on
+// the caller's goroutine.
+func streamDedup(t testing.TB, in *btf.Spec, cuts []int, opts Options) (*btf.Spec, *Stats) {
+	t.Helper()
+	st := NewStream(opts, in.NumTypes())
+	st.Stop()
+	words, offs := in.Words(), in.TypeOffsets()
+	for _, n := range cuts {
+		end := len(words)
+		if n < len(offs) {
+			end = int(offs[n])
+		}
+		st.advance(part{words: words[:end], offs: offs[:n], strs: in.Strings().Bytes(), strStart: in.Strings().Start(), ok: true})
+	}
+	out, stats, err := st.Finish(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, stats
+}
+
+// stoppedWhy returns why a Finish fell back to Dedup, "" if it did not.
+func stoppedWhy(st *Stats) string {
+	if len(st.Passes) > 0 && strings.HasPrefix(st.Passes[0].Name, "stream stopped") {
+		return st.Passes[0].Name
+	}
+	return ""
+}
+
+// closedCuts returns the places s (0 < s < NumTypes) where no own type
+// before s references an own type at or after s: the unit boundaries of
+// converted BTF, among others.
+func closedCuts(s *btf.Spec) []int {
+	var cuts []int
+	reach := uint32(0) // highest ID referenced by the types so far
+	for i := 0; i < s.NumTypes(); i++ {
+		if i > 0 && reach < s.FirstID()+uint32(i) {
+			cuts = append(cuts, i)
+		}
+		t := s.Own(i)
+		ref2, first, step, end := refPositions(t)
+		if ref2 {
+			reach = max(reach, t[2])
+		}
+		for j := first; j < end; j += step {
+			reach = max(reach, t[j])
+		}
+	}
+	return cuts
+}
+
+// interned returns a copy of s whose string table holds each string once.
+func interned(t *testing.T, s *btf.Spec) *btf.Spec {
+	out := btf.NewSpec(nil)
+	for i := range s.NumTypes() {
+		w := append([]uint32(nil), s.Own(i)...)
+		btf.Type(w).ForEachStrRef(func(p *uint32) { *p = out.AddString(s.Strings().String(*p)) })
+		if _, err := out.Append(w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// TestStreamMatchesDedup checks that a stream's output is Dedup's, byte for
+// byte, on random converted-like input shown to it unit by unit, and that
+// shown it cut in the middle of units it still is (it falls back to Dedup).
+func TestStreamMatchesDedup(t *testing.T) {
+	ran, stopped := 0, map[string]int{}
+	seeds := uint64(120)
+	if testing.Short() {
+		seeds = 30
+	}
+	for seed := uint64(1); seed <= seeds; seed++ {
+		units := genUnits(seed, 2+int(seed%9), 4+int(seed%23), seed%5 == 0)
+		in := btf.Concat(units)
+		if seed%11 != 0 {
+			// As a conversion names types: one offset per string.
+			// Otherwise the stream must fall back.
+			in = interned(t, in)
+		}
+		r := rand.New(rand.NewPCG(seed, 7))
+		var cuts []int
+		n := 0
+		for _, u := range units {
+			n += u.NumTypes()
+			if r.IntN(3) != 0 {
+				cuts = append(cuts, n)
+			}
+		}
+		if seed%7 == 0 && in.NumTypes() > 2 {
+			// A cut inside a unit: some type before it references one
+			// after it, unless by chance the cut is clean.
+			cuts = append([]int{1 + r.IntN(in.NumTypes()-1)}, cuts...)
+		}
+		split := seed%2 == 0 // the reference pass split at the stream's cuts (planRefSplitAt)
+		for _, legacy := range []bool{false, true} {
+			want, _, err := Dedup(in.Clone(), Options{Workers: 2, Libbpf112: legacy})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var restore func()
+			if split {
+				restore = splitSmall()
+			}
+			got, st := streamDedup(t, in.Clone(), cuts, Options{InPlace: true, Workers: 2, Libbpf112: legacy})
+			if split {
+				restore()
+			}
+			if why := stoppedWhy(st); why != "" {
+				stopped[why[:min(len(why), 40)]]++
+			} else {
+				ran++
+			}
+			if !bytes.Equal(got.Marshal(got.ByteOrder()), want.Marshal(want.ByteOrder())) {
+				t.Fatalf("seed %d, Libbpf112 %v, cuts %v: stream output differs from Dedup's (%d vs %d types)\nstream passes: %v",
+					seed, legacy, cuts, got.NumTypes(), want.NumTypes(), st.Passes)
+			}
+		}
+	}
+	t.Logf("streams run to the end: %d; stopped: %v", ran, stopped)
+	if ran == 0 {
+		t.Fatal("no stream ran to the end: the comparison tested only the fallback")
+	}
+}
+
+// TestStreamVmlinux checks the stream on the undeduplicated vmlinux BTF,
+// shown to it in stretches of about 1,500 types ending at unit boundaries,
+// as the conversion of that vmlinux shows it: the result must be Dedup's
+// (which TestDedupVmlinux holds to libbpf's), without falling back.
+func TestStreamVmlinux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping the 3.4 M-type vmlinux in -short mode")
+	}
+	undeduped := testutil.Reference(t, testutil.VmlinuxName+".undeduped.btf.xz")
+	in := parseFile(t, undeduped, nil)
+	var cuts []int
+	for _, c := range closedCuts(in) {
+		if len(cuts) == 0 || c-cuts[len(cuts)-1] >= 1500 {
+			cuts = append(cuts, c)
+		}
+	}
+	t0 := time.Now()
+	want, _, err := Dedup(in.Clone(), Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t1 := time.Now()
+	got, st := streamDedup(t, in, cuts, Options{InPlace: true, Workers: 2})
+	t.Logf("%d stretches; Dedup %v, stream %v: %v", len(cuts)+1, t1.Sub(t0), time.Since(t1), st.Passes)
+	if why := stoppedWhy(st); why != "" {
+		t.Errorf("the stream fell back: %s", why)
+	}
+	if !bytes.Equal(got.Marshal(got.ByteOrder()), want.Marshal(want.ByteOrder())) {
+		t.Errorf("stream output differs from Dedup's (%d vs %d types)", got.NumTypes(), want.NumTypes())
+	}
+}
