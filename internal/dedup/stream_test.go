@@ -170,3 +170,88 @@ func TestStreamVmlinux(t *testing.T) {
 		t.Errorf("stream output differs from Dedup's (%d vs %d types)", got.NumTypes(), want.NumTypes())
 	}
 }
+
+// TestStreamEnumFwdMovedTwice builds the case of point 3 of Stream where a
+// stream's struct pass would decide otherwise than Dedup's: an enum FWD of
+// unit 1 is pointed at the full ENUM64 of unit 2, then at the different full
+// ENUM of unit 4. Unit 3's enum FWD is mapped to unit 1's (two INTs in unit 2
+// grow libbpf's table, which turns the candidate list around so that the
+// FWD comes first). Dedup's struct pass sees only the second pointing, so
+// unit 3's S has an ENUM FWD member against unit 2's ENUM64 (kinds differ: S
+// stays apart); a stream that went on would see both in one class and merge
+// the two S. The stream must notice and fall back.
+func TestStreamEnumFwdMovedTwice(t *testing.T) {
+	structS := func(s *btf.Spec, member btf.TypeID) {
+		s.AddStruct(false, "S", 8, []btf.MemberSpec{{Name: "m", Type: member}})
+	}
+	u1 := btf.NewSpec(nil)
+	u1.AddEnum("E", 4, false, false, nil)
+	u2 := btf.NewSpec(nil)
+	structS(u2, u2.AddEnum("E", 8, false, true, []btf.EnumValueSpec{{Name: "A", Value: 1 << 40}}))
+	u2.AddInt("a", 4, btf.IntSigned, 32)
+	u2.AddInt("b", 4, btf.IntSigned, 32)
+	u3 := btf.NewSpec(nil)
+	structS(u3, u3.AddEnum("E", 4, false, false, nil))
+	u4 := btf.NewSpec(nil)
+	u4.AddEnum("E", 4, false, false, []btf.EnumValueSpec{{Name: "B", Value: 2}})
+	units := []*btf.Spec{u1, u2, u3, u4}
+	in := interned(t, btf.Concat(units))
+	var cuts []int
+	n := 0
+	for _, u := range units {
+		n += u.NumTypes()
+		cuts = append(cuts, n)
+	}
+	want, _, err := Dedup(in.Clone(), Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, st := streamDedup(t, in.Clone(), cuts[:len(cuts)-1], Options{InPlace: true, Workers: 2})
+	if why := stoppedWhy(st); !strings.Contains(why, "enum forward declaration") {
+		t.Errorf("the stream did not stop for the enum FWD: %v", st.Passes)
+	}
+	if !bytes.Equal(got.Marshal(got.ByteOrder()), want.Marshal(want.ByteOrder())) {
+		t.Errorf("stream output differs from Dedup's:\n%s\nwant:\n%s", dump(t, got), dump(t, want))
+	}
+	if want.NumTypes() != 6 { // two full enums E, two INTs, two S
+		t.Errorf("Dedup made %d types, want 6:\n%s", want.NumTypes(), dump(t, want))
+	}
+}
+
+// TestStreamAdd runs a stream as gobtf -J does: units appended to a Spec on
+// one goroutine, Add after each, the stream's passes on its own goroutine
+// (run with -race, this checks that the two share nothing unsynchronized).
+func TestStreamAdd(t *testing.T) {
+	defer func(v int) { streamStretch = v }(streamStretch)
+	streamStretch = 1
+	for seed := uint64(1); seed <= 20; seed++ {
+		units := genUnits(seed, 3+int(seed%7), 5+int(seed%13), false)
+		for i, u := range units {
+			units[i] = interned(t, u)
+		}
+		in := btf.NewSpec(nil)
+		for _, u := range units {
+			in.AppendSpec(u)
+		}
+		want, _, err := Dedup(in, Options{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := btf.NewSpec(nil)
+		st := NewStream(Options{InPlace: true, Workers: 2}, 0)
+		for _, u := range units {
+			out.AppendSpec(u)
+			st.Add(out)
+		}
+		got, stats, err := st.Finish(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if why := stoppedWhy(stats); why != "" && !strings.Contains(why, "equivalent to two") {
+			t.Errorf("seed %d: the stream fell back: %s", seed, why)
+		}
+		if !bytes.Equal(got.Marshal(got.ByteOrder()), want.Marshal(want.ByteOrder())) {
+			t.Fatalf("seed %d: stream output differs from Dedup's", seed)
+		}
+	}
+}
