@@ -38,6 +38,11 @@
 // on regions of units in parallel and merges them in order (refsplit.go),
 // with the serial pass's result.
 //
+// A Stream (stream.go) runs the passes up to the struct pass, and the
+// string pass, on an input that is still being made, a stretch of joined
+// units at a time, and its Finish the rest; where it cannot be sure to
+// decide as Dedup would, it stops, and Finish runs Dedup.
+//
 // VAR and DATASEC are never merged: each is its own canonical type, as in
 // libbpf.
 //
