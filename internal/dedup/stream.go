@@ -182,9 +182,9 @@ func (st *Stream) run() {
 	}
 }
 
-// Stop ends the stream's goroutine, after the parts reported so far; Add
-// must not be called again. Finish calls it; call it where Finish is not
-// reached.
+// Stop ends the stream's goroutine once the stretch in hand is done (what
+// Add reported since is left to Finish); Add must not be called again.
+// Finish calls it; call it where Finish is not reached.
 func (st *Stream) Stop() {
 	st.once.Do(func() { close(st.wake) })
 	<-st.finished
