@@ -153,14 +153,7 @@ func (d *deduper) setupOwn(workers int) error {
 		for w := lo; w < hi; w += 64 {
 			var sw, pw uint64
 			for i := w; i < min(hi, w+64); i++ {
-				id := d.firstID + uint32(i)
-				k := btf.InfoKind(d.words[d.offs[i]+1])
-				d.kinds[id] = k
-				if k == btf.KindVar || k == btf.KindDatasec {
-					d.canon[id] = id
-				} else {
-					d.canon[id] = unprocessed
-				}
+				k := d.initOwn(i)
 				// No branch: the kinds come in no order a
 				// predictor could follow.
 				cl := kindClasses[k&31]
@@ -188,6 +181,21 @@ func (d *deduper) setupOwn(workers int) error {
 	}
 	d.structStarts = counts
 	return nil
+}
+
+// initOwn sets up the state of own type i (by index) that does not depend on
+// other types: its kind, and canon unprocessed, except for VAR and DATASEC,
+// which are their own representatives. It returns the kind.
+func (d *deduper) initOwn(i int) btf.Kind {
+	id := d.firstID + uint32(i)
+	k := btf.InfoKind(d.words[d.offs[i]+1])
+	d.kinds[id] = k
+	if k == btf.KindVar || k == btf.KindDatasec {
+		d.canon[id] = id
+	} else {
+		d.canon[id] = unprocessed
+	}
+	return k
 }
 
 // hashOwn computes, in parallel, the signature hashes of the own STRUCT,
@@ -420,13 +428,7 @@ func (d *deduper) dedupPrimitive(id uint32, anon *anonEnums) error {
 	switch d.kinds[id] {
 	case btf.KindInt:
 		h = hashIntTag(t)
-		for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
-			c := d.table.entID[e-1]
-			if equalWords(t, d.typ(c)) {
-				newID = c
-				break
-			}
-		}
+		newID = d.firstEqual(h, t, equalWords, id)
 	case btf.KindEnum, btf.KindEnum64:
 		h = hashEnum(t)
 		if t[0] == 0 {
@@ -457,13 +459,7 @@ func (d *deduper) dedupPrimitive(id uint32, anon *anonEnums) error {
 		}
 	case btf.KindFwd, btf.KindFloat:
 		h = hashCommon(t)
-		for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
-			c := d.table.entID[e-1]
-			if equalCommon(t, d.typ(c)) {
-				newID = c
-				break
-			}
-		}
+		newID = d.firstEqual(h, t, equalCommon, id)
 	default: // primitiveLike marks only these kinds and unknown ones
 		return fmt.Errorf("dedup: type %d has unknown kind %d", id, d.kinds[id])
 	}
@@ -481,6 +477,17 @@ func (d *deduper) dedupPrimitive(id uint32, anon *anonEnums) error {
 		}
 	}
 	return nil
+}
+
+// firstEqual returns the first candidate under hash h whose words eq finds
+// equal to t, or none if there is none.
+func (d *deduper) firstEqual(h uint64, t []uint32, eq func(a, b []uint32) bool, none uint32) uint32 {
+	for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
+		if c := d.table.entID[e-1]; eq(t, d.typ(c)) {
+			return c
+		}
+	}
+	return none
 }
 
 // anonEnums indexes the anonymous enums (name offset 0) that are

@@ -122,24 +122,10 @@ func (d *deduper) refSpan(t []uint32) (lo, hi int, ok bool) {
 // either side, the place closest to the position where no reference type
 // of the window references across it.
 func (d *deduper) planRefSplit() {
-	n := len(d.offs)
-	regions := min(d.parallelism(), maxRefRegions)
-	if regions < 2 || n < refSplitMin || d.firstID != 1 {
-		return
-	}
-	starts := []int{0}
-	for k := 1; k < regions; k++ {
-		p := k * n / regions
-		wlo, whi := max(starts[len(starts)-1]+1, p-refSplitWindow), min(n, p+refSplitWindow)
-		if s, ok := d.boundaryIn(wlo, whi, p); ok {
-			starts = append(starts, s)
-		}
-	}
-	if len(starts) < 2 {
-		return
-	}
-	chunks := (n + ownChunk - 1) / ownChunk
-	d.split = &refSplit{starts: starts, bad: make([]bool, chunks)}
+	d.planRefSplitWith(func(p, after int) (int, bool) {
+		wlo, whi := max(after+1, p-refSplitWindow), min(len(d.offs), p+refSplitWindow)
+		return d.boundaryIn(wlo, whi, p)
+	})
 }
 
 // planRefSplitAt is planRefSplit for input known to be cut clean at each of
@@ -149,29 +135,39 @@ func (d *deduper) planRefSplit() {
 // without the check of every reference that setupOwn makes otherwise.
 func (d *deduper) planRefSplitAt(cuts []int) {
 	n := len(d.offs)
+	d.planRefSplitWith(func(p, after int) (int, bool) {
+		i, _ := slices.BinarySearch(cuts, p) // the first cut at or after p
+		best := -1
+		for _, j := range []int{i - 1, i} {
+			if j >= 0 && j < len(cuts) && cuts[j] > after && cuts[j] < n &&
+				(best < 0 || abs(cuts[j]-p) < abs(best-p)) {
+				best = cuts[j]
+			}
+		}
+		return best, best > 0
+	})
+}
+
+// planRefSplitWith plans the regions, or leaves d.split nil, with cut
+// choosing the start of a region near own index p, after index after (the
+// previous region's start).
+func (d *deduper) planRefSplitWith(cut func(p, after int) (int, bool)) {
+	n := len(d.offs)
 	regions := min(d.parallelism(), maxRefRegions)
 	if regions < 2 || n < refSplitMin || d.firstID != 1 {
 		return
 	}
 	starts := []int{0}
 	for k := 1; k < regions; k++ {
-		p := k * n / regions
-		i, _ := slices.BinarySearch(cuts, p) // the first cut at or after p
-		best := -1
-		for _, j := range []int{i - 1, i} {
-			if j >= 0 && j < len(cuts) && cuts[j] > starts[len(starts)-1] && cuts[j] < n &&
-				(best < 0 || abs(cuts[j]-p) < abs(best-p)) {
-				best = cuts[j]
-			}
-		}
-		if best > 0 {
-			starts = append(starts, best)
+		if s, ok := cut(k*n/regions, starts[len(starts)-1]); ok {
+			starts = append(starts, s)
 		}
 	}
 	if len(starts) < 2 {
 		return
 	}
-	d.split = &refSplit{starts: starts, bad: make([]bool, (n+ownChunk-1)/ownChunk)}
+	chunks := (n + ownChunk - 1) / ownChunk
+	d.split = &refSplit{starts: starts, bad: make([]bool, chunks)}
 }
 
 // boundaryIn returns the place s in the middle half of (wlo, whi) closest

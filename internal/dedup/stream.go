@@ -213,14 +213,7 @@ func (st *Stream) advance(p part) {
 	prims, structs := st.prims[:0], st.structs[:0]
 	for i := lo; i < n; i++ {
 		id := d.firstID + uint32(i)
-		k := btf.InfoKind(d.words[d.offs[i]+1])
-		d.kinds[id] = k
-		if k == btf.KindVar || k == btf.KindDatasec {
-			d.canon[id] = id
-		} else {
-			d.canon[id] = unprocessed
-		}
-		switch kindClasses[k&31] {
+		switch kindClasses[d.initOwn(i)&31] {
 		case classStruct:
 			structs = append(structs, id)
 		case classPrim:
