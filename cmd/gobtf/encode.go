@@ -168,14 +168,14 @@ const smallHeapLimit = 1 << 30
 // about 274 MB (GOGC=25) to 250 MB (GOGC=10) for no measurable time; since
 // deduplication's per-type arrays live through the conversion too
 // (dedup.Stream), GOGC=5 keeps it at 251 MB where GOGC=10 gave 263 MB
-// (medians of 6 rotated -j2 runs, no slower: 1.331 against 1.380 s). Not before the units'
-// conversion, though: indexing the units and reading the ELF symbols
-// allocate only what lives on (abbreviation tables, symbol tables), and at
-// GOGC=10 their growing heap was marked in two or three collections (mark
-// phases of 20 and 40 ms in a trace) on the path to the first unit. Held
-// off until the conversion starts (medians of 9 alternated -j2 vmlinux
-// runs): 1670.0 -> 1644.1 ms, the conversion 984.5 -> 968.5 ms, the same
-// peak memory.
+// (medians of 6 rotated -j2 runs, no slower: 1.331 against 1.380 s).
+// Not before the units' conversion, though: indexing the units and
+// reading the ELF symbols allocate only what lives on (abbreviation
+// tables, symbol tables), and at GOGC=10 their growing heap was marked in
+// two or three collections (mark phases of 20 and 40 ms in a trace) on the
+// path to the first unit. Held off until the conversion starts (medians of
+// 9 alternated -j2 vmlinux runs): 1670.0 -> 1644.1 ms, the conversion
+// 984.5 -> 968.5 ms, the same peak memory.
 //
 // A module's heap is small and mostly live to the end (the converters'
 // buffers, the joined types, the base's tables), and at GOGC=10 it would be
