@@ -113,8 +113,10 @@ type streamWatch struct {
 
 // NewStream starts deduplicating an input that is still being appended to;
 // typesHint is the expected number of types (memory for that many is
-// reserved, and touched only as used). Options apply as to Dedup; a Stream
-// is for input without a base, deduplicated with more than one worker.
+// reserved, and touched only as used). Options apply as to Dedup, but for
+// InPlace: a Stream always works on the input's own words, which Finish
+// leaves in an unspecified state. A Stream is for input without a base,
+// deduplicated with more than one worker.
 func NewStream(opts Options, typesHint int) *Stream {
 	typesHint = max(typesHint, 0) + 1
 	d := &deduper{firstID: 1, count: 1, workers: opts.Workers, legacy: opts.Libbpf112, stats: &Stats{}}

@@ -17,6 +17,15 @@ import (
 // the caller's goroutine.
 func streamDedup(t testing.TB, in *btf.Spec, cuts []int, opts Options) (*btf.Spec, *Stats) {
 	t.Helper()
+	out, stats, err := streamDedupErr(in, cuts, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, stats
+}
+
+// streamDedupErr is streamDedup returning Finish's error.
+func streamDedupErr(in *btf.Spec, cuts []int, opts Options) (*btf.Spec, *Stats, error) {
 	st := NewStream(opts, in.NumTypes())
 	st.Stop()
 	words, offs := in.Words(), in.TypeOffsets()
@@ -27,11 +36,7 @@ func streamDedup(t testing.TB, in *btf.Spec, cuts []int, opts Options) (*btf.Spe
 		}
 		st.advance(part{words: words[:end], offs: offs[:n], strs: in.Strings().Bytes(), strStart: in.Strings().Start(), ok: true})
 	}
-	out, stats, err := st.Finish(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out, stats
+	return st.Finish(in)
 }
 
 // stoppedWhy returns why a Finish fell back to Dedup, "" if it did not.
@@ -65,7 +70,7 @@ func closedCuts(s *btf.Spec) []int {
 }
 
 // interned returns a copy of s whose string table holds each string once.
-func interned(t *testing.T, s *btf.Spec) *btf.Spec {
+func interned(t testing.TB, s *btf.Spec) *btf.Spec {
 	out := btf.NewSpec(nil)
 	for i := range s.NumTypes() {
 		w := append([]uint32(nil), s.Own(i)...)
