@@ -90,15 +90,17 @@ func (st *StringTable) Lookup(off uint32) (string, bool) {
 	if local >= uint32(len(st.data)) {
 		return "", false
 	}
-	rest := st.data[local:]
-	n := bytes.IndexByte(rest, 0)
+	return CString(st.data[local:])
+}
+
+// CString returns the NUL-terminated string b starts with, aliasing b, and
+// false if b holds no NUL.
+func CString(b []byte) (string, bool) {
+	n := bytes.IndexByte(b, 0)
 	if n < 0 {
 		return "", false
 	}
-	if n == 0 {
-		return "", true
-	}
-	return unsafe.String(&rest[0], n), true
+	return unsafe.String(&b[0], n), true // b[0] exists: b holds a NUL
 }
 
 // String returns the string at offset off, or "" when off is invalid.

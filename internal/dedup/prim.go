@@ -428,7 +428,9 @@ func (d *deduper) dedupPrimitive(id uint32, anon *anonEnums) error {
 	switch d.kinds[id] {
 	case btf.KindInt:
 		h = hashIntTag(t)
-		newID = d.firstEqual(h, t, equalWords, id)
+		if c := d.firstEqual(h, t, equalWords); c != 0 {
+			newID = c
+		}
 	case btf.KindEnum, btf.KindEnum64:
 		h = hashEnum(t)
 		if t[0] == 0 {
@@ -459,7 +461,9 @@ func (d *deduper) dedupPrimitive(id uint32, anon *anonEnums) error {
 		}
 	case btf.KindFwd, btf.KindFloat:
 		h = hashCommon(t)
-		newID = d.firstEqual(h, t, equalCommon, id)
+		if c := d.firstEqual(h, t, equalCommon); c != 0 {
+			newID = c
+		}
 	default: // primitiveLike marks only these kinds and unknown ones
 		return fmt.Errorf("dedup: type %d has unknown kind %d", id, d.kinds[id])
 	}
@@ -480,14 +484,14 @@ func (d *deduper) dedupPrimitive(id uint32, anon *anonEnums) error {
 }
 
 // firstEqual returns the first candidate under hash h whose words eq finds
-// equal to t, or none if there is none.
-func (d *deduper) firstEqual(h uint64, t []uint32, eq func(a, b []uint32) bool, none uint32) uint32 {
+// equal to t, or 0 (never a candidate) if there is none.
+func (d *deduper) firstEqual(h uint64, t []uint32, eq func(a, b []uint32) bool) uint32 {
 	for e := d.table.first(h); e != 0; e = d.table.entNext[e-1] {
 		if c := d.table.entID[e-1]; eq(t, d.typ(c)) {
 			return c
 		}
 	}
-	return none
+	return 0
 }
 
 // anonEnums indexes the anonymous enums (name offset 0) that are

@@ -34,7 +34,7 @@ func streamDedupErr(in *btf.Spec, cuts []int, opts Options) (*btf.Spec, *Stats, 
 		if n < len(offs) {
 			end = int(offs[n])
 		}
-		st.advance(part{words: words[:end], offs: offs[:n], strs: in.Strings().Bytes(), strStart: in.Strings().Start(), ok: true})
+		st.advance(part{words: words[:end], offs: offs[:n], strs: in.Strings().Bytes(), strStart: in.Strings().Start()})
 	}
 	return st.Finish(in)
 }

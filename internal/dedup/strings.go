@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math/bits"
-	"unsafe"
 
 	"github.com/gobtf/gobtf/internal/btf"
 )
@@ -59,13 +58,7 @@ func (d *deduper) dedupStrings(old, nt *btf.StringTable) error {
 				return fmt.Errorf("type %d: %w", d.firstID+uint32(i), err)
 			}
 		}
-		step := 0
-		switch btf.InfoKind(t[1]) {
-		case btf.KindStruct, btf.KindUnion, btf.KindEnum64:
-			step = 3
-		case btf.KindEnum, btf.KindFuncProto:
-			step = 2
-		}
+		step := nameStep(btf.InfoKind(t[1]))
 		if step == 0 {
 			continue
 		}
@@ -103,28 +96,36 @@ func (d *deduper) mapRange(m *strMap, lo, hi int) error {
 		// its own representative).
 		compared := k != btf.KindVar && k != btf.KindDatasec
 		if t[0] != 0 && !m.seen(t[0], compared) {
-			if err := m.enter(t[0]); err != nil {
+			if _, err := m.translate(t[0]); err != nil {
 				return fmt.Errorf("type %d: %w", d.firstID+uint32(i), err)
 			}
 		}
-		step := 0
-		switch k {
-		case btf.KindStruct, btf.KindUnion, btf.KindEnum64:
-			step = 3
-		case btf.KindEnum, btf.KindFuncProto:
-			step = 2
-		default:
+		step := nameStep(k)
+		if step == 0 {
 			continue
 		}
 		for j := 3; j < len(t); j += step {
 			if t[j] != 0 && !m.seen(t[j], true) {
-				if err := m.enter(t[j]); err != nil {
+				if _, err := m.translate(t[j]); err != nil {
 					return fmt.Errorf("type %d: %w", d.firstID+uint32(i), err)
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// nameStep returns the distance between the member, value or parameter
+// names of a type of kind k, the first at word 3, or 0 for the kinds that
+// have none (btf.Type.ForEachStrRef's layout).
+func nameStep(k btf.Kind) int {
+	switch k {
+	case btf.KindStruct, btf.KindUnion, btf.KindEnum64:
+		return 3
+	case btf.KindEnum, btf.KindFuncProto:
+		return 2
+	}
+	return 0
 }
 
 // seen marks old offset off as used by a compared name when compared is
@@ -139,12 +140,6 @@ func (m *strMap) seen(off uint32, compared bool) bool {
 	}
 	idx, ok := m.sx.index(local)
 	return ok && m.newOff[idx] != unprocessed
-}
-
-// enter translates old offset off, which seen has marked.
-func (m *strMap) enter(off uint32) error {
-	_, err := m.translate(off)
-	return err
 }
 
 // strMap is the translation of the string pass, old offset -> new offset.
@@ -198,25 +193,9 @@ func (m *strMap) grow(data []byte) {
 }
 
 // stringAt returns the string at local old offset local, false when it is
-// not terminated.
-func (m *strMap) stringAt(local uint32) (string, bool) {
-	rest := m.data[local:]
-	n := bytes.IndexByte(rest, 0)
-	if n < 0 {
-		return "", false
-	}
-	if n == 0 {
-		return "", true
-	}
-	return unsafe.String(&rest[0], n), true // aliases data, as StringTable.Lookup does
-}
-
-// mark records that a compared name uses old offset off.
-func (m *strMap) mark(off uint32) {
-	if local := off - m.start; off >= m.start && local < uint32(len(m.data)) {
-		m.compared[local>>6] |= 1 << (local & 63)
-	}
-}
+// not terminated. It reads data, not the old table, which in a Stream keeps
+// growing on another goroutine.
+func (m *strMap) stringAt(local uint32) (string, bool) { return btf.CString(m.data[local:]) }
 
 // translate returns the new offset of old offset off, entering its string
 // into the new table the first time it is met.
