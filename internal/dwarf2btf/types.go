@@ -2,6 +2,7 @@ package dwarf2btf
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/gobtf/gobtf/internal/btf"
 )
@@ -54,14 +55,29 @@ type typeRec struct {
 
 // memberRec is one struct/union member with its raw location attributes;
 // the bit offset is computed at emission, when member type sizes are known.
+//
+// A kernel has millions of members, each written during the walk and read
+// back at emission, so a member keeps only the bits of each attribute that
+// memberOffset uses (24 bytes, not 56): the offset word is 32 bits, and of
+// the bitfield attributes, 8-bit arithmetic decides the result.
 type memberRec struct {
 	name          uint32
+	loc           uint32 // DW_AT_data_member_location, or DW_AT_data_bit_offset: the low 32 bits
 	ref           uint64
-	loc           uint64 // DW_AT_data_member_location, or DW_AT_data_bit_offset
-	bitOffset     uint64 // DW_AT_bit_offset (MSB-relative, DWARF 2-4)
-	byteSize      uint64 // DW_AT_byte_size of the member (storage unit)
-	bitSize       uint64 // DW_AT_bit_size
+	byteSize      uint32 // DW_AT_byte_size of the member (storage unit), see foldByteSize
+	bitOffset     uint8  // DW_AT_bit_offset (MSB-relative, DWARF 2-4): the low 8 bits
+	bitSize       uint8  // DW_AT_bit_size: the low 8 bits
 	hasDataBitOff bool
+}
+
+// foldByteSize keeps what memberOffset uses of a member's byte size in 32
+// bits: whether it is 0, and its low five bits (the storage unit's size in
+// bits, modulo 256).
+func foldByteSize(v uint64) uint32 {
+	if v > math.MaxUint32 {
+		return uint32(v&31) | 1<<31
+	}
+	return uint32(v)
 }
 
 // enumRec is one enumerator.
@@ -319,6 +335,13 @@ func (c *cuTypes) emit() {
 			next++
 		}
 	}
+	// The records that pass through resolve to their target's ID (those
+	// that stand for void are 0 already): resolve reads only ids.
+	for i := range c.recs {
+		if c.recs[i].kind == recSkip {
+			c.ids[i] = c.resolveRec(i)
+		}
+	}
 	indexID := btf.TypeID(0)
 	if c.hasArray {
 		if c.intRec >= 0 {
@@ -412,15 +435,15 @@ func (c *cuTypes) appendStruct(w []uint32, r *typeRec) {
 // pahole keeps the bitfield size in 8 bits and the within-unit offset in a
 // signed 8-bit field; the truncations are reproduced.
 func (c *cuTypes) memberOffset(m *memberRec) (off, bits uint32) {
-	bits = uint32(uint8(m.bitSize))
+	bits = uint32(m.bitSize)
 	if m.hasDataBitOff {
-		return uint32(m.loc), bits
+		return m.loc, bits
 	}
-	byteOff := uint32(m.loc)
+	byteOff := m.loc
 	if bits == 0 {
 		return byteOff * 8, 0
 	}
-	unit := m.byteSize
+	unit := uint64(m.byteSize)
 	if unit == 0 {
 		unit = c.sizeOf(m.ref)
 	}
@@ -494,30 +517,51 @@ func (c *cuTypes) find(off uint64) (int, bool) {
 // table, since find runs for every type reference of a unit (a binary
 // search over the records cost 0.3 s of CPU on a vmlinux, mostly in
 // mispredicted branches). The first record with an offset wins, as the
-// search found it.
+// search found it. A slot holds key and value together, so that a lookup
+// touches one cache line, not one in each of two arrays.
 type offsetIndex struct {
-	keys []uint64 // offset+1; 0 marks an empty slot
-	vals []int32
-	n    int
+	slots []offsetSlot
+	n     int
+	moved []offsetSlot // grow's copy of the entries, kept for reuse
 }
 
-func (x *offsetIndex) reset() {
-	clear(x.keys)
-	x.n = 0
+// offsetSlot is one entry of an offsetIndex: key is offset+1, 0 for an
+// empty slot.
+type offsetSlot struct {
+	key uint64
+	val int32
 }
+
+// reset empties the index, which then starts at twice the size the last
+// unit filled (units of one file vary less from one to the next than from
+// the largest to the smallest): setIDs visits every slot, and starting each
+// unit at the size of the largest made it visit some 90 M empty ones on a
+// kernel.
+func (x *offsetIndex) reset() {
+	clear(x.slots)
+	size := minIndexSize
+	for size < 4*x.n {
+		size *= 2
+	}
+	x.slots, x.n = x.slots[:min(size, len(x.slots))], 0
+}
+
+// minIndexSize is the fewest slots an offsetIndex has.
+const minIndexSize = 1024
 
 func offsetHash(off uint64) uint64 { return (off * 0x9e3779b97f4a7c15) >> 20 }
 
 // put maps off to i unless off is already present.
 func (x *offsetIndex) put(off uint64, i int32) {
-	if (x.n+1)*2 > len(x.keys) {
+	if (x.n+1)*2 > len(x.slots) {
 		x.grow()
 	}
-	mask := uint64(len(x.keys) - 1)
+	mask := uint64(len(x.slots) - 1)
 	for h := offsetHash(off) & mask; ; h = (h + 1) & mask {
-		switch x.keys[h] {
+		sl := &x.slots[h]
+		switch sl.key {
 		case 0:
-			x.keys[h], x.vals[h] = off+1, i
+			sl.key, sl.val = off+1, i
 			x.n++
 			return
 		case off + 1:
@@ -528,27 +572,38 @@ func (x *offsetIndex) put(off uint64, i int32) {
 
 // get returns the index off maps to, or -1.
 func (x *offsetIndex) get(off uint64) int32 {
-	if len(x.keys) == 0 {
+	if len(x.slots) == 0 {
 		return -1
 	}
-	mask := uint64(len(x.keys) - 1)
+	mask := uint64(len(x.slots) - 1)
 	for h := offsetHash(off) & mask; ; h = (h + 1) & mask {
-		switch x.keys[h] {
+		sl := &x.slots[h]
+		switch sl.key {
 		case 0:
 			return -1
 		case off + 1:
-			return x.vals[h]
+			return sl.val
 		}
 	}
 }
 
+// grow doubles the table, in the memory it has where that is large enough
+// (reset keeps it), the entries moved through a copy.
 func (x *offsetIndex) grow() {
-	keys, vals := x.keys, x.vals
-	size := max(2*len(keys), 1024)
-	x.keys, x.vals, x.n = make([]uint64, size), make([]int32, size), 0
-	for j, k := range keys {
-		if k != 0 {
-			x.put(k-1, vals[j])
+	old := x.slots
+	size := max(2*len(old), minIndexSize)
+	if size <= cap(old) {
+		x.moved = append(x.moved[:0], old...)
+		old = x.moved
+		x.slots = x.slots[:size]
+		clear(x.slots)
+	} else {
+		x.slots = make([]offsetSlot, size)
+	}
+	x.n = 0
+	for _, sl := range old {
+		if sl.key != 0 {
+			x.put(sl.key-1, sl.val)
 		}
 	}
 }
@@ -556,17 +611,32 @@ func (x *offsetIndex) grow() {
 // resolve maps a DIE offset to the BTF ID of its record: 0 for none, for
 // references that leave the CU or hit no type (pahole leaves those void too),
 // and for unspecified types; pass-through records resolve to their target.
+//
+// emit has made ids what it returns: so a reference costs one look-up in the
+// index and one read of the dense ids, not a read of a record as well.
 func (c *cuTypes) resolve(off uint64) btf.TypeID {
-	for hops := 0; off != 0 && hops < 64; hops++ {
-		i, ok := c.find(off)
-		if !ok {
-			return 0
-		}
+	if i := c.recIndex.get(off); i >= 0 && off != 0 {
+		return c.ids[i]
+	}
+	return 0
+}
+
+// resolveRec returns the ID the offset of record i resolves to, from the
+// IDs of the records numbered: 0 for one that stands for void, and for
+// one that passes through, the ID at the end of its chain (0 after 64
+// hops, which only a cycle reaches).
+func (c *cuTypes) resolveRec(i int) btf.TypeID {
+	for hops := 0; hops < 64; hops++ {
 		switch c.recs[i].kind {
 		case recVoid, recIgnored:
 			return 0
 		case recSkip:
-			off = c.recs[i].ref
+			off := c.recs[i].ref
+			j, ok := c.find(off)
+			if off == 0 || !ok {
+				return 0
+			}
+			i = j
 			continue
 		}
 		return c.ids[i]

@@ -119,10 +119,10 @@ func (c *cuTypes) visit(d *digest, parent *frame, depth int, f *frame) {
 				// Filled in place, as the frame is (see walk).
 				c.memberStack = append(c.memberStack, memberRec{})
 				m := &c.memberStack[len(c.memberStack)-1]
-				m.name, m.ref, m.byteSize, m.bitSize = c.nameStr(d), d.typ, d.byteSize, d.bitSize
-				m.bitOffset, m.loc, m.hasDataBitOff = d.bitOffset, d.memberLoc, d.hasDataBitOffset
+				m.name, m.ref, m.byteSize, m.bitSize = c.nameStr(d), d.typ, foldByteSize(d.byteSize), uint8(d.bitSize)
+				m.bitOffset, m.loc, m.hasDataBitOff = uint8(d.bitOffset), uint32(d.memberLoc), d.hasDataBitOffset
 				if d.hasDataBitOffset {
-					m.loc = d.dataBitOffset
+					m.loc = uint32(d.dataBitOffset)
 				}
 				parent.members++
 				f.kind, f.component, f.target = frameMember, int32(parent.members-1), c.recs[parent.rec].off
