@@ -3,6 +3,7 @@ package dwarf2btf
 import (
 	"bytes"
 	"debug/elf"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -388,6 +389,84 @@ func TestGrow(t *testing.T) {
 				if g[i] != int32(i) {
 					t.Fatalf("element %d is %d", i, g[i])
 				}
+			}
+		})
+	}
+}
+
+// TestResolve checks what a reference resolves to once emit has numbered the
+// records: a type's ID; through records that pass through (_Atomic, type
+// unit stubs) the ID at the end of the chain; 0 for void, for a chain that
+// ends nowhere or loops, and for offsets that are no record's.
+func TestResolve(t *testing.T) {
+	c := newCUTypes(&Options{}, true, 8, nil)
+	c.reset()
+	add := func(off, ref uint64, k btf.Kind) {
+		d := &digest{}
+		d.off, d.typ = off, ref
+		c.add(d, k)
+	}
+	add(100, 0, btf.KindInt)     // ID 1
+	add(110, 100, recSkip)       // -> 100
+	add(120, 110, recSkip)       // -> 110 -> 100
+	add(130, 0, recVoid)         // void
+	add(140, 130, recSkip)       // -> void
+	add(150, 150, recSkip)       // loops on itself
+	add(160, 170, recSkip)       // 160 <-> 170
+	add(170, 160, recSkip)       //
+	add(180, 999, recSkip)       // to no record
+	add(190, 120, btf.KindPtr)   // ID 2, a pointer through the chain
+	add(200, 0, recIgnored)      // void too
+	add(210, 190, btf.KindConst) // ID 3
+	add(100, 0, btf.KindFloat)   // a second record at 100: the first wins
+	c.emit()
+	for _, tc := range []struct {
+		off  uint64
+		want btf.TypeID
+	}{
+		{100, 1}, {110, 1}, {120, 1}, {130, 0}, {140, 0}, {150, 0}, {160, 0},
+		{170, 0}, {180, 0}, {190, 2}, {200, 0}, {210, 3}, {0, 0}, {999, 0}, {105, 0},
+	} {
+		if got := c.resolve(tc.off); got != tc.want {
+			t.Errorf("resolve(%d) = %d, want %d", tc.off, got, tc.want)
+		}
+	}
+	// The pointer's words reference the int through the chain.
+	if p := c.spec.Type(2); p.Ref() != 1 {
+		t.Errorf("the pointer references %d, want 1", p.Ref())
+	}
+}
+
+// TestOffsetIndex checks the index across units of different sizes, as a
+// converter reuses it: every offset put is found with the first index put
+// for it, no other offset is, and reset empties it whatever its size.
+func TestOffsetIndex(t *testing.T) {
+	var x offsetIndex
+	prev := uint64(0) // an offset the unit before put, 0 for none
+	for _, n := range []int{10, 5000, 3, 70000, 0, 1500, 40000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			x.reset()
+			if got := x.get(prev); prev != 0 && got != -1 {
+				t.Fatalf("get(%d) = %d: the unit before's offset is still there", prev, got)
+			}
+			base := uint64(n) * 1000
+			for i := range n {
+				x.put(base+uint64(i)*7+1, int32(i))
+				x.put(base+uint64(i)*7+1, -5) // a repeat keeps the first
+			}
+			for i := range n {
+				if got := x.get(base + uint64(i)*7 + 1); got != int32(i) {
+					t.Fatalf("get(%d) = %d, want %d", base+uint64(i)*7+1, got, i)
+				}
+				if got := x.get(base + uint64(i)*7 + 2); got != -1 {
+					t.Fatalf("get(%d) = %d for an offset never put", base+uint64(i)*7+2, got)
+				}
+			}
+			if n > 0 {
+				prev = base + uint64(n-1)*7 + 1
+			}
+			if 2*x.n > len(x.slots) {
+				t.Fatalf("%d entries in %d slots: more than half full", x.n, len(x.slots))
 			}
 		})
 	}
