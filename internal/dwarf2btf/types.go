@@ -532,11 +532,12 @@ type offsetSlot struct {
 	val int32
 }
 
-// reset empties the index, which then starts at twice the size the last
-// unit filled (units of one file vary less from one to the next than from
-// the largest to the smallest): setIDs visits every slot, and starting each
-// unit at the size of the largest made it visit some 90 M empty ones on a
-// kernel.
+// reset empties the index, which then starts with four slots per entry
+// of the last unit (units of one file vary less from one to the next than
+// from the largest to the smallest) and grows as needed: kept at the size
+// the largest unit made it, it was cleared whole, and probed over its
+// whole spread, for every small unit after that one. Only the slots in use
+// are cleared; grow clears what it takes back.
 func (x *offsetIndex) reset() {
 	clear(x.slots)
 	size := minIndexSize
@@ -624,7 +625,7 @@ func (c *cuTypes) resolve(off uint64) btf.TypeID {
 // resolveRec returns the ID the offset of record i resolves to, from the
 // IDs of the records numbered: 0 for one that stands for void, and for
 // one that passes through, the ID at the end of its chain (0 after 64
-// hops, which only a cycle reaches).
+// hops: a cycle, or an absurdly long chain).
 func (c *cuTypes) resolveRec(i int) btf.TypeID {
 	for hops := 0; hops < 64; hops++ {
 		switch c.recs[i].kind {
