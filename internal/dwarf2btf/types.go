@@ -616,7 +616,10 @@ func (x *offsetIndex) grow() {
 // emit has made ids what it returns: so a reference costs one look-up in the
 // index and one read of the dense ids, not a read of a record as well.
 func (c *cuTypes) resolve(off uint64) btf.TypeID {
-	if i := c.recIndex.get(off); i >= 0 && off != 0 {
+	if off == 0 { // void: no look-up
+		return 0
+	}
+	if i := c.recIndex.get(off); i >= 0 {
 		return c.ids[i]
 	}
 	return 0
@@ -632,9 +635,12 @@ func (c *cuTypes) resolveRec(i int) btf.TypeID {
 		case recVoid, recIgnored:
 			return 0
 		case recSkip:
-			off := c.recs[i].ref
-			j, ok := c.find(off)
-			if off == 0 || !ok {
+			ref := c.recs[i].ref
+			if ref == 0 {
+				return 0
+			}
+			j, ok := c.find(ref)
+			if !ok {
 				return 0
 			}
 			i = j
