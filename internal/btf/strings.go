@@ -33,6 +33,12 @@ type StringTable struct {
 	indexed int          // data[:indexed] has been entered into slots
 	long    *longStrings // see NewSharedStrings
 
+	// plain marks, in a table made by NewSharedStrings, the blocks of
+	// 1<<longBlockBits bytes wholly inside it that no long string touches
+	// and no empty string starts in: any offset in them may be named as
+	// it is (PlainAt), which a conversion asks for every name it reads.
+	plain []uint64
+
 	// byOffset marks a table made by NewSectionStrings: its strings are
 	// named by offset only, never looked up by content (it has no index).
 	byOffset bool

@@ -183,3 +183,57 @@ func TestSectionStringsAnswersLikeShared(t *testing.T) {
 		t.Error("a section not ending with a NUL gave a table")
 	}
 }
+
+// TestPlainAt checks PlainAt at every offset of sections that span several
+// of its bitmap's blocks, against an answer worked out from the bytes: a
+// string start (an offset after a NUL) holding a NUL is an empty string,
+// and any offset with more than KernelMaxNameLen bytes before the next NUL
+// reads a long one. Long and empty strings sit in the first, a middle and
+// the last block, and on block boundaries. A NewSectionStrings table on the
+// same bytes must answer alike but for string terminators (see EmptyAt).
+func TestPlainAt(t *testing.T) {
+	long := strings.Repeat("L", btf.KernelMaxNameLen+1)
+	short := strings.Repeat("name_of_a_type\x00", 80) // 1200 bytes: past a block
+	for _, tc := range []struct {
+		name string
+		sec  string
+	}{
+		{"plain", short + short + short},
+		{"empty first", "\x00" + short + short},
+		{"long first", long + "\x00" + short + short},
+		{"long in the middle", short + short + long + "\x00" + short + short},
+		{"empty in the middle", short + short + "\x00" + short + short},
+		{"long and empty last", short + short + short + long + "\x00\x00"},
+		{"empty on a block boundary", strings.Repeat("x", 1022) + "\x00\x00" + short + short},
+		{"small", "a\x00"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := "\x00" + tc.sec // the table's bytes: offset k of sec is k+1
+			st := btf.NewSharedStrings([]byte(tc.sec))
+			for off := 1; off < len(data)+3000; off++ {
+				want := false
+				if off < len(data) {
+					n := strings.IndexByte(data[off:], 0)
+					empty := n == 0 && data[off-1] == 0
+					want = !empty && n <= btf.KernelMaxNameLen
+				}
+				if got := st.PlainAt(uint32(off)); got != want {
+					t.Fatalf("PlainAt(%d) = %v, want %v", off, got, want)
+				}
+			}
+			// A NewSectionStrings table reads the string asked about,
+			// and so also takes a string's terminator for an empty string.
+			byOff := btf.NewSectionStrings([]byte(tc.sec))
+			for off := 1; off < len(data)+10; off++ {
+				want := false
+				if off < len(data) {
+					n := strings.IndexByte(data[off:], 0)
+					want = n != 0 && n <= btf.KernelMaxNameLen
+				}
+				if got := byOff.PlainAt(uint32(off)); got != want {
+					t.Fatalf("NewSectionStrings: PlainAt(%d) = %v, want %v", off, got, want)
+				}
+			}
+		})
+	}
+}

@@ -249,7 +249,7 @@ func (c *cuTypes) nameStr(d *digest) uint32 {
 // a table on shared must not refer to by offset, the empty string and those
 // longer than BTF allows (which are reported).
 func sharedOffset(off uint64, ok bool, shared *btf.StringTable) uint32 {
-	if !ok || off+1 >= uint64(shared.Len()) || shared.LongAt(uint32(off+1)) || shared.EmptyAt(uint32(off+1)) {
+	if !ok || off >= math.MaxUint32 || !shared.PlainAt(uint32(off+1)) {
 		return 0
 	}
 	return uint32(off + 1)
