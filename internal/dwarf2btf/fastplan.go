@@ -129,7 +129,10 @@ var places = [...]stepPlace{
 // planRef locates the steps of one abbreviation's plan in fixedPlans.steps.
 type planRef struct {
 	start, end uint32
-	state      uint8 // planUnknown, planReady or planNone
+	// need is the fewest bytes from the DIE's first value on that every
+	// step can read 8 of in place: the largest step offset plus 8.
+	need  uint32
+	state uint8 // planUnknown, planReady or planNone
 }
 
 const (
@@ -187,7 +190,7 @@ func (p *fixedPlans) compile(code uint64) planRef {
 	if !ok {
 		return none
 	}
-	start := len(p.steps)
+	start, need := len(p.steps), uint32(0)
 	for _, f := range fields {
 		if !plainForm(f.Form) || f.Off > 0xffff {
 			p.steps = p.steps[:start]
@@ -225,8 +228,9 @@ func (p *fixedPlans) compile(code uint64) planRef {
 			s.size, s.mask = 0, 0 // its Val is 0; the bytes are in Data
 		}
 		p.steps = append(p.steps, s)
+		need = max(need, uint32(s.off)+8)
 	}
-	return planRef{start: uint32(start), end: uint32(len(p.steps)), state: planReady}
+	return planRef{start: uint32(start), end: uint32(len(p.steps)), need: need, state: planReady}
 }
 
 // plainForm reports whether Next's Val for a value of form f is the value
@@ -330,11 +334,17 @@ func (p *fixedPlans) fill(d *digest, e *die.Entry) bool {
 	d.off, d.tag, d.children = e.Offset, e.Tag, e.Children
 	b := p.data[e.AttrPos:]
 	base := unsafe.Pointer(&d.digestScalars)
-	for i := range p.steps[ref.start:ref.end] {
-		s := &p.steps[int(ref.start)+i]
+	// Every step reads 8 bytes in place, but within the last few bytes of
+	// the section, which only a section's last DIE can reach. Checked once
+	// per DIE, the reads need no bounds checks of their own: with two per
+	// step, for 25 M steps on a kernel, they were a fifth of this loop.
+	inPlace, at := int(ref.need) <= len(b), unsafe.Pointer(unsafe.SliceData(b))
+	steps := p.steps[ref.start:ref.end]
+	for k := range steps {
+		s := &steps[k]
 		var v uint64
-		if int(s.off)+8 <= len(b) {
-			v = binary.LittleEndian.Uint64(b[s.off:]) & s.mask
+		if inPlace {
+			v = binary.LittleEndian.Uint64(unsafe.Slice((*byte)(unsafe.Add(at, s.off)), 8)) & s.mask
 		} else {
 			for j := int(s.size) - 1; j >= 0; j-- { // the section's last bytes
 				v = v<<8 | uint64(b[int(s.off)+j])
