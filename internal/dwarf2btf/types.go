@@ -421,7 +421,7 @@ func (c *cuTypes) appendStruct(w []uint32, r *typeRec) {
 		if bits != 0 || off%8 != 0 {
 			kflag = true
 		}
-		mw := w[3+3*k : 6+3*k]
+		mw := (*[3]uint32)(w[3+3*k:]) // one bounds check for the three words
 		mw[0], mw[1], mw[2] = m.name, c.resolve(m.ref), off|bits<<24
 	}
 	w[0], w[1], w[2] = r.name, btf.Info(r.kind, kflag, int(r.n)), r.size

@@ -44,6 +44,7 @@ type frame struct {
 func (c *cuTypes) walk(src dieStream) (lang uint64, clang bool, err error) {
 	var d digest
 	var stack []frame
+	var leaf frame // the frame of a DIE without children: see below
 	for {
 		d.reset()
 		depth, ok, err := src.next(&d)
@@ -71,28 +72,34 @@ func (c *cuTypes) walk(src dieStream) (lang uint64, clang bool, err error) {
 			}
 			continue
 		}
-		// The DIE's frame is filled in place, in a slot pushed for it and
-		// popped again unless the DIE has children. Returned by value, the
-		// frame was written field by field and then copied with 16-byte
-		// loads, which the processor cannot forward from the narrower
-		// stores still in flight; pprof put about a third of visit's
-		// samples on that copy.
+		// The DIE's frame is filled in place, in a slot pushed for it when
+		// the DIE has children. Returned by value, the frame was written
+		// field by field and then copied with 16-byte loads, which the
+		// processor cannot forward from the narrower stores still in
+		// flight; pprof put about a third of visit's samples on that copy.
+		// A leaf's frame is never read (visit only sets frames), so a
+		// leaf, most DIEs (members above all), writes into a scratch one,
+		// neither pushed nor cleared.
 		n := len(stack)
+		var parent *frame
+		if n > 0 {
+			parent = &stack[n-1]
+		}
+		if !d.children {
+			c.visit(&d, parent, depth, &leaf)
+			continue
+		}
 		if n == cap(stack) {
 			stack = append(stack, frame{})
+			if n > 0 {
+				parent = &stack[n-1] // moved
+			}
 		} else {
 			stack = stack[:n+1]
 		}
 		f := &stack[n]
 		*f = frame{depth: depth}
-		var parent *frame
-		if n > 0 {
-			parent = &stack[n-1]
-		}
 		c.visit(&d, parent, depth, f)
-		if !d.children {
-			stack = stack[:n]
-		}
 	}
 	for len(stack) > 0 {
 		c.close(&stack[len(stack)-1])
@@ -125,7 +132,9 @@ func (c *cuTypes) visit(d *digest, parent *frame, depth int, f *frame) {
 					m.loc = uint32(d.dataBitOffset)
 				}
 				parent.members++
-				f.kind, f.component, f.target = frameMember, int32(parent.members-1), c.recs[parent.rec].off
+				if d.children { // annotations, read as the member's frame's
+					f.kind, f.component, f.target = frameMember, int32(parent.members-1), c.recs[parent.rec].off
+				}
 				return
 			case tagInheritance:
 				parent.members++
