@@ -37,7 +37,7 @@ type StringTable struct {
 	// 1<<longBlockBits bytes wholly inside it that no long string touches
 	// and no empty string starts in: any offset in them may be named as
 	// it is (PlainAt), which a conversion asks for every name it reads.
-	plain []uint64
+	plain []bool
 
 	// byOffset marks a table made by NewSectionStrings: its strings are
 	// named by offset only, never looked up by content (it has no index).

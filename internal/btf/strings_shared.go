@@ -56,12 +56,11 @@ func NewSharedStrings(sec []byte) *StringTable {
 	}
 	// plain: the blocks wholly inside the table that no long string
 	// touches and no empty string starts in (the last, partial block is
-	// never plain, so that PlainAt needs no range check).
-	st.plain = make([]uint64, len(long.blocks))
-	for b := 0; (b+1)<<longBlockBits <= len(data); b++ {
-		if long.blocks[b>>6]&(1<<(b&63)) == 0 {
-			st.plain[b>>6] |= 1 << (b & 63)
-		}
+	// never plain, so that PlainAt needs no range check of off). One bool
+	// per block rather than a bit keeps PlainAt small enough to inline.
+	st.plain = make([]bool, len(data)>>longBlockBits)
+	for b := range st.plain {
+		st.plain[b] = long.blocks[b>>6]&(1<<(b&63)) == 0
 	}
 	return st
 }
@@ -142,11 +141,8 @@ func (st *StringTable) LongAt(off uint32) bool {
 // nearly every answer comes from one bit of a bitmap; the full answer
 // (Len, LongAt, EmptyAt) took two calls and about 40 instructions a name.
 func (st *StringTable) PlainAt(off uint32) bool {
-	b := uint(off >> longBlockBits)
-	if p := st.plain; b>>6 < uint(len(p)) && p[b>>6]>>(b&63)&1 != 0 {
-		return true
-	}
-	return st.plainAtSlow(off)
+	b := off >> longBlockBits
+	return b < uint32(len(st.plain)) && st.plain[b] || st.plainAtSlow(off)
 }
 
 func (st *StringTable) plainAtSlow(off uint32) bool {

@@ -415,14 +415,15 @@ func (c *cuTypes) appendStruct(w []uint32, r *typeRec) {
 	kflag := false
 	ms := c.members[r.first : r.first+r.n]
 	w = w[:3+3*len(ms)]
+	mw := w[3:]
 	for k := range ms {
 		m := &ms[k]
 		off, bits := c.memberOffset(m)
 		if bits != 0 || off%8 != 0 {
 			kflag = true
 		}
-		mw := (*[3]uint32)(w[3+3*k:]) // one bounds check for the three words
 		mw[0], mw[1], mw[2] = m.name, c.resolve(m.ref), off|bits<<24
+		mw = mw[3:]
 	}
 	w[0], w[1], w[2] = r.name, btf.Info(r.kind, kflag, int(r.n)), r.size
 }
