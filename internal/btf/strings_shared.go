@@ -138,13 +138,15 @@ func (st *StringTable) LongAt(off uint32) bool {
 // read there by its offset, mid-string offsets included.
 //
 // A conversion asks this for nearly every name it reads, and on a kernel
-// nearly every answer comes from one bit of a bitmap; the full answer
-// (Len, LongAt, EmptyAt) took two calls and about 40 instructions a name.
+// nearly every answer comes inline from the answer kept for the offset's
+// block (see NewSharedStrings); the full answer (Len, LongAt, EmptyAt)
+// took two calls and about 40 instructions a name.
 func (st *StringTable) PlainAt(off uint32) bool {
 	b := off >> longBlockBits
 	return b < uint32(len(st.plain)) && st.plain[b] || st.plainAtSlow(off)
 }
 
+// plainAtSlow is PlainAt for an offset whose block has no answer kept.
 func (st *StringTable) plainAtSlow(off uint32) bool {
 	return off < st.Len() && !st.LongAt(off) && !st.EmptyAt(off)
 }
