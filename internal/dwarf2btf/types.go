@@ -537,8 +537,8 @@ type offsetSlot struct {
 // of the last unit (units of one file vary less from one to the next than
 // from the largest to the smallest) and grows as needed: kept at the size
 // the largest unit made it, it was cleared whole, and probed over its
-// whole spread, for every small unit after that one. Only the slots in use
-// are cleared; grow clears what it takes back.
+// whole spread, for every small unit after that one. Only the last unit's
+// slots are cleared, not the whole capacity; grow clears what it takes back.
 func (x *offsetIndex) reset() {
 	clear(x.slots)
 	size := minIndexSize
