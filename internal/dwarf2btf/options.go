@@ -169,10 +169,11 @@ type Options struct {
 	OnConvert func(merged bool)
 
 	// OnJoined, when set, is called each time the output has grown by a
-	// unit's types, on the goroutine that appends them and before the next
-	// append: the output's types so far are final then (a
-	// dedup.Stream's Add). Types appended after the units (functions,
-	// data sections) are not reported.
+	// unit's types, and during the function encoding after every so many
+	// functions (namesPerReport), on the goroutine that appends them and
+	// before the next append: the output's types so far are final then (a
+	// dedup.Stream's Add). The types appended last (the rest of the
+	// functions, data sections) are not reported.
 	OnJoined func(out *btf.Spec)
 }
 
