@@ -12,7 +12,7 @@
 # of one build (goal 0.33x), no more than the spread of single runs predicts
 # for medians of 7; the median of 11 spreads about a fifth less (sqrt(7/11)).
 # The machine's state moves the medians too: with 11, 3 of the fifteenth
-# session's 21 bench runs still missed a goal (README, Performance).
+# session's 29 bench runs still missed a goal (README, Performance).
 set -euo pipefail
 export LC_ALL=C # EPOCHREALTIME and awk read "." as the decimal point
 cd "$(dirname "$0")/.."
