@@ -136,6 +136,26 @@ func (f *File) Close() error {
 	return nil
 }
 
+// dropPages tells the kernel that the whole pages of the file's mapping
+// inside [off, off+size) are not needed for now: they leave the process's
+// resident memory, and a later read faults them in again from the page
+// cache, so it never changes what the File reads. It does nothing for a
+// File read into memory, or for a range outside the file.
+func (f *File) dropPages(off, size uint64) {
+	n := uint64(len(f.data))
+	if !f.mapped || off > n || size > n-off {
+		return
+	}
+	page := uint64(os.Getpagesize())
+	start := (off + page - 1) &^ (page - 1)
+	end := (off + size) &^ (page - 1)
+	if start >= end {
+		return
+	}
+	// Only a hint: where it fails the pages simply stay resident.
+	_ = syscall.Madvise(f.data[start:end], syscall.MADV_DONTNEED)
+}
+
 // Name returns the path given to Open (or the name given to NewFile).
 func (f *File) Name() string { return f.name }
 
