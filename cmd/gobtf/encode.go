@@ -316,7 +316,7 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 	var stream *dedup.Stream
 	if openErr == nil && o.base == "" && !o.skipDedup && opts.Jobs > 1 && runtime.GOMAXPROCS(0) > 1 {
 		stream = dedup.NewStream(dopts, int(in.InfoSize()/32))
-		opts.OnJoined = stream.Add
+		opts.OnJoined, opts.BeforeUnit = stream.Add, stream.Hold
 	}
 	err = openErr
 	if openErr == nil {

@@ -260,3 +260,56 @@ func TestStreamAdd(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamHold drives a stream as gobtf -J does, with Hold called before
+// each unit, as the converters call it, and a lag of two types allowed:
+// whenever Hold returns, the stream has processed all but two types of what
+// Add reported, and the result is still Dedup's. A stream that stops (a
+// type referencing a later one) must let Hold return too.
+func TestStreamHold(t *testing.T) {
+	defer func(s, l int) { streamStretch, holdLag = s, l }(streamStretch, holdLag)
+	streamStretch, holdLag = 1, 2
+	for seed := uint64(1); seed <= 20; seed++ {
+		units := genUnits(seed, 3+int(seed%7), 5+int(seed%13), false)
+		for i, u := range units {
+			units[i] = interned(t, u)
+		}
+		want, _, err := Dedup(btf.Concat(units), Options{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := btf.NewSpec(nil)
+		st := NewStream(Options{InPlace: true, Workers: 2}, 0)
+		for _, u := range units {
+			st.Hold()
+			if lag := st.joined.Load() - st.processed.Load(); lag > int64(holdLag) && !st.ended.Load() {
+				t.Fatalf("seed %d: Hold returned %d types behind", seed, lag)
+			}
+			out.AppendSpec(u)
+			st.Add(out)
+		}
+		got, _, err := st.Finish(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Marshal(got.ByteOrder()), want.Marshal(want.ByteOrder())) {
+			t.Fatalf("seed %d: stream output differs from Dedup's", seed)
+		}
+	}
+
+	// A pointer to type 9 of 8: the stream stops at its first stretch.
+	in := btf.NewSpec(nil)
+	for range 8 {
+		in.MustAppend(0, btf.Info(btf.KindPtr, false, 0), 9)
+	}
+	st := NewStream(Options{InPlace: true, Workers: 2}, 0)
+	st.Add(in)
+	held := make(chan struct{})
+	go func() { st.Hold(); close(held) }()
+	select {
+	case <-held:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Hold still waits on a stream that stopped")
+	}
+	st.Stop()
+}

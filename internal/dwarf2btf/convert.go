@@ -190,7 +190,7 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 		joined <- first
 	}()
 
-	inOrder(n, jobs, pool, func(g, i int, spec *btf.Spec) {
+	inOrder(n, jobs, pool, opts.BeforeUnit, func(g, i int, spec *btf.Spec) {
 		c := convs[g]
 		c.spec = spec
 		done[i] <- convertUnit(c, open, i, tgt, fs, opts)
@@ -216,7 +216,9 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 // inOrder runs work on units 0 to n-1 on jobs goroutines, which take the
 // units in order, each with an item from pool that work must see returned
 // to pool (the joiner returns them, in unit order). work is also told which
-// goroutine (0 to jobs-1) runs it, for state of its own.
+// goroutine (0 to jobs-1) runs it, for state of its own. A goroutine calls
+// before, when not nil, before it takes an item and a unit, so that before
+// may wait without holding up the joiner.
 //
 // The goroutines live as long as the conversion, not one goroutine a unit:
 // each new goroutine's stack grew again, copied at every doubling, for each
@@ -229,12 +231,15 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 // unit while waiting for an item, as another, which had taken the next
 // unit, got the last one: the joiner then waited for the first, which
 // waited for the joiner.
-func inOrder[T any](n, jobs int, pool chan T, work func(g, i int, c T)) {
+func inOrder[T any](n, jobs int, pool chan T, before func(), work func(g, i int, c T)) {
 	var eg errgroup.Group
 	var taken atomic.Int64
 	for g := range jobs {
 		eg.Go(func() error {
 			for {
+				if before != nil {
+					before()
+				}
 				c := <-pool
 				i := int(taken.Add(1) - 1)
 				if i >= n {

@@ -13,7 +13,8 @@ import (
 // the pool, on many small batches whose units take random times: every
 // batch must finish (a unit waiting for an item the joiner can only return
 // after that very unit is a deadlock), each unit run once, with an item
-// nobody else holds.
+// nobody else holds. Every other batch has a before function that now and
+// then keeps a goroutine waiting, as a dedup.Stream's Hold does.
 func TestInOrder(t *testing.T) {
 	for _, jobs := range []int{1, 2, 3, 8} {
 		for round := range 300 {
@@ -41,9 +42,17 @@ func TestInOrder(t *testing.T) {
 				}
 				joined <- ok
 			}()
+			var before func()
+			if round%2 == 1 {
+				before = func() {
+					if rand.IntN(10) == 0 {
+						time.Sleep(time.Duration(rand.IntN(100)) * time.Microsecond)
+					}
+				}
+			}
 			finished := make(chan struct{})
 			go func() {
-				inOrder(n, jobs, pool, func(g, i int, c int) {
+				inOrder(n, jobs, pool, before, func(g, i int, c int) {
 					if g < 0 || g >= jobs {
 						t.Errorf("jobs %d: goroutine index %d", jobs, g)
 						return

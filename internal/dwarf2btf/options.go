@@ -175,6 +175,11 @@ type Options struct {
 	// dedup.Stream's Add). The types appended last (the rest of the
 	// functions, data sections) are not reported.
 	OnJoined func(out *btf.Spec)
+
+	// BeforeUnit, when set, is called by each converter before it takes
+	// its next unit, holding nothing of the conversion (a dedup.Stream's
+	// Hold, which may keep it waiting while the stream catches up).
+	BeforeUnit func()
 }
 
 // LanguageFilter selects compilation units by their DW_AT_language: with
