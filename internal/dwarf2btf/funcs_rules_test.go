@@ -3,7 +3,10 @@ package dwarf2btf
 import (
 	"debug/elf"
 	"encoding/binary"
+	"math/rand/v2"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
@@ -69,6 +72,58 @@ func TestElfFuncsTable(t *testing.T) {
 	}{{"alpha", 0}, {"gamma", 2}, {"zeta", 4}, {"beta.cold", -1}, {"obj", -1}, {"", -1}} {
 		if g := tab.find(tc.name); g != tc.want {
 			t.Errorf("find(%q) = %d, want %d", tc.name, g, tc.want)
+		}
+	}
+}
+
+// TestElfFuncsOrder checks the table's order, which is the order functions
+// are encoded in, against a stable sort of the names by strings.Compare on
+// random names that share long prefixes: the sort's keys hold only the
+// first 16 bytes of a name. Names are 0 to 24 bytes of a small alphabet
+// (with bytes above 0x7f), many of them prefixes of others, with a '.'
+// suffix now and then.
+func TestElfFuncsOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := "ab_\xff"
+	for round := range 200 {
+		var syms []elfio.Symbol
+		var names []string
+		for range 1 + rng.IntN(300) {
+			var b []byte
+			if len(names) > 0 && rng.IntN(3) == 0 {
+				b = []byte(names[rng.IntN(len(names))]) // a prefix of it, or it
+				b = b[:rng.IntN(len(b)+1)]
+			}
+			for range rng.IntN(25 - len(b)) {
+				b = append(b, alphabet[rng.IntN(len(alphabet))])
+			}
+			if len(b) == 0 {
+				continue
+			}
+			names = append(names, string(b))
+			sym := string(b)
+			if rng.IntN(4) == 0 {
+				sym += ".isra.0"
+			}
+			syms = append(syms, funcSym(sym, uint64(len(syms))))
+		}
+		tab, err := newElfFuncs(&elfFuncsSource{order: binary.LittleEndian, symbols: syms}, &Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := slices.Clone(syms)
+		slices.SortStableFunc(want, func(a, b elfio.Symbol) int {
+			an, _, _ := strings.Cut(a.Name, ".")
+			bn, _, _ := strings.Cut(b.Name, ".")
+			return strings.Compare(an, bn)
+		})
+		if len(tab.syms) != len(want) {
+			t.Fatalf("round %d: %d symbols in the table, want %d", round, len(tab.syms), len(want))
+		}
+		for i := range want {
+			if g, w := tab.syms[i], want[i]; g.name != w.Name || g.addr != w.Value {
+				t.Fatalf("round %d: symbol %d is %q at %#x, want %q at %#x", round, i, g.name, g.addr, w.Name, w.Value)
+			}
 		}
 	}
 }
