@@ -184,18 +184,25 @@ func TestSectionsMatchReadelf(t *testing.T) {
 	}
 }
 
-// TestPlainSectionsAreZeroCopy checks that a mapped file's plain sections
-// are slices of the mapping, capped so appends cannot write into it.
-func TestPlainSectionsAreZeroCopy(t *testing.T) {
-	path := testutil.Corpus(t, "modules/virtio_blk.ko")
+// openMapped opens path, which must be big enough to be mapped, and closes
+// it when the test ends.
+func openMapped(t *testing.T, path string) *File {
+	t.Helper()
 	f, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	t.Cleanup(func() { f.Close() })
 	if !f.mapped {
 		t.Fatalf("a %d-byte regular file was not mapped", len(f.data))
 	}
+	return f
+}
+
+// TestPlainSectionsAreZeroCopy checks that a mapped file's plain sections
+// are slices of the mapping, capped so appends cannot write into it.
+func TestPlainSectionsAreZeroCopy(t *testing.T) {
+	f := openMapped(t, testutil.Corpus(t, "modules/virtio_blk.ko"))
 	s := f.Section(".debug_str")
 	if s == nil {
 		t.Fatal("no .debug_str")

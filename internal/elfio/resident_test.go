@@ -26,14 +26,7 @@ func TestCopiedSectionsLeaveResidentMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if !f.mapped {
-		t.Fatalf("a %d-byte regular file was not mapped", len(f.data))
-	}
+	f := openMapped(t, path)
 	if !bytes.Equal(f.Bytes(), want) { // touches every page
 		t.Fatal("the mapping does not read as the file")
 	}
