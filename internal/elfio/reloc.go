@@ -284,10 +284,20 @@ func (f *File) applyRelocsWith(dst []byte, tgt *Section, t *relocTable, lo, hi i
 			}
 		}
 		if err := f.applyReloc(dst, rOff, rule, s, addend, t, tgt, typ); err != nil {
-			return err
+			return t.fromEntry(err, i)
 		}
 	}
 	return nil
+}
+
+// fromEntry adds to err, a FormatError about the section t relocates (its
+// offset is the entry's r_offset, which may itself be the corrupt part),
+// where entry i of t lies, so that the entry can be found.
+func (t *relocTable) fromEntry(err error, i int) error {
+	if fe, ok := err.(*FormatError); ok {
+		fe.Msg += fmt.Sprintf(" (the entry at offset %#x of %s)", i*t.es, t.sec.Name)
+	}
+	return err
 }
 
 // applyReloc patches the field at offset off of dst (the contents of tgt)

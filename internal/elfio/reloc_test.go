@@ -186,7 +186,8 @@ func TestDWARFSectionsLinkedNotRelocated(t *testing.T) {
 }
 
 // TestRelocationErrors corrupts relocation entries of an x86-64 object and
-// expects errors naming the section.
+// expects errors naming the section, and for a field outside the relocated
+// section, the place of the entry that put it there.
 func TestRelocationErrors(t *testing.T) {
 	good := fixtureBytes(t)
 	f, err := NewFile("x.o", good)
@@ -211,7 +212,8 @@ func TestRelocationErrors(t *testing.T) {
 		data []byte
 		want string
 	}{
-		{"offset beyond section", put(good, entry, 1<<40), "section .debug_info: offset 0x10000000000: relocation R_X86_64_32 of 4 bytes beyond"},
+		{"offset beyond section", put(good, entry, 1<<40), "section .debug_info: offset 0x10000000000: relocation R_X86_64_32 of 4 bytes beyond the section's"},
+		{"offset beyond section, second entry", put(good, entry+24, 1<<40), "bytes (the entry at offset 0x18 of .rela.debug_info)"},
 		{"symbol out of range", put(good, entry+8, 0xffff<<32|info&0xffffffff), "section .rela.debug_info: offset 0x0: relocation symbol 65535 out of range"},
 	}
 	for _, tc := range tests {
