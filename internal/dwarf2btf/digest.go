@@ -90,6 +90,7 @@ type digestScalars struct {
 	constValue    uint64 // DW_AT_const_value, integer forms (sdata sign-extended)
 	specification uint64 // DW_AT_specification
 	signature     uint64 // DW_AT_signature of a type unit's stub: its type's DIE
+	gnuAnnot      uint64 // DW_AT_GNU_annotation: the first of gcc's annotation DIEs for this one
 	addrBase      uint64 // DW_AT_addr_base (unit DIEs)
 	language      uint64 // DW_AT_language (unit DIEs)
 	sink          uint64 // where a compiled plan puts values nothing reads (fastplan.go)

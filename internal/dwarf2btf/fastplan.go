@@ -53,6 +53,7 @@ const (
 	actArtificial                   // DW_AT_artificial
 	actAddrBase                     // DW_AT_addr_base
 	actLanguage                     // DW_AT_language
+	actGNUAnnot                     // DW_AT_GNU_annotation reference
 )
 
 // planStep reads the size-byte little-endian value at off of a DIE's
@@ -124,6 +125,7 @@ var places = [...]stepPlace{
 	actArtificial:    {stepBool, unsafe.Offsetof(digestScalars{}.artificial), sinkFlag},
 	actAddrBase:      {stepStore, unsafe.Offsetof(digestScalars{}.addrBase), unsafe.Offsetof(digestScalars{}.hasAddrBase)},
 	actLanguage:      {stepStore, unsafe.Offsetof(digestScalars{}.language), sinkFlag},
+	actGNUAnnot:      {stepStore, unsafe.Offsetof(digestScalars{}.gnuAnnot), sinkFlag},
 }
 
 // planRef locates the steps of one abbreviation's plan in fixedPlans.steps.
@@ -306,6 +308,8 @@ func stepFor(attr uint32, f die.Form) (act planAct, read, ok bool) {
 		return actAddrBase, true, true
 	case atLanguage:
 		return actLanguage, true, true
+	case atGNUAnnotation:
+		return actGNUAnnot, isRef, true
 	case atProducer:
 		return 0, false, false
 	}

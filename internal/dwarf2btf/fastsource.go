@@ -254,6 +254,10 @@ func fillDigestFast(d *digest, e *die.Entry) {
 			d.language = f.Val
 		case atProducer:
 			d.producer = f.Str()
+		case atGNUAnnotation:
+			if f.IsRef() {
+				d.gnuAnnot = f.Val
+			}
 		}
 	}
 }
@@ -279,7 +283,7 @@ func typeWalkKeeps(tag, parent uint32, depth int) bool {
 		tagReferenceType, tagStringType, tagStructureType, tagSubroutineType, tagTypedef, tagUnionType,
 		tagUnspecifiedParams, tagInheritance, tagPtrToMemberType, tagSubrangeType, tagBaseType, tagConstType,
 		tagEnumerator, tagVolatileType, tagRestrictType, tagUnspecifiedType, tagRvalueRefType, tagAtomicType,
-		tagLLVMAnnotation:
+		tagLLVMAnnotation, tagGNUAnnotation:
 		return true
 	}
 	return false

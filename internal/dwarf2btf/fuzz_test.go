@@ -71,8 +71,8 @@ func addSeedObjects(f *testing.F) {
 
 // seedObjects compiles the fuzz targets' seed files and returns their
 // paths: small objects and shared objects from testdata/types with the
-// installed C compilers, and objects with type units from
-// testdata/typeunits.
+// installed C compilers, objects with type units from testdata/typeunits,
+// and testdata/pahole/gnuannot.S assembled.
 func seedObjects(f *testing.F) []string {
 	src := filepath.Join(testutil.RepoRoot(), "testdata", "types", "basic.c")
 	dir := f.TempDir()
@@ -103,6 +103,14 @@ func seedObjects(f *testing.F) []string {
 			f.Logf("gcc %s -fdebug-types-section: %v", v, err)
 			continue
 		}
+		paths = append(paths, out)
+	}
+	// gcc 16's annotations, written by hand (see gnuannot.go).
+	ga := filepath.Join(testutil.RepoRoot(), "testdata", "pahole", "gnuannot.S")
+	out := filepath.Join(dir, fmt.Sprintf("seed%d.o", len(paths)))
+	if err := exec.Command("gcc", "-c", ga, "-o", out).Run(); err != nil {
+		f.Logf("gcc -c gnuannot.S: %v", err)
+	} else {
 		paths = append(paths, out)
 	}
 	return paths

@@ -117,6 +117,10 @@ func fillDigest(d *digest, e *dwarf.Entry) {
 			d.language = uint64(asInt(f.Val))
 		case dwarf.AttrProducer:
 			d.producer, _ = f.Val.(string)
+		case atGNUAnnotation:
+			if o, ok := f.Val.(dwarf.Offset); ok {
+				d.gnuAnnot = uint64(o)
+			}
 		}
 	}
 }

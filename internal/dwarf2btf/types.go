@@ -120,6 +120,11 @@ type cuTypes struct {
 	declTags []declTagRec
 	vars     []varRec
 
+	// gcc's annotations (gnuannot.go): the unit's annotation DIEs, and the
+	// pointers and declarations that refer to them, resolved once the
+	// whole unit is read.
+	gnu gnuAnnotations
+
 	// Scratch stacks for children of types whose DIE is still open.
 	memberStack []memberRec
 	enumStack   []enumRec
@@ -169,6 +174,7 @@ func (c *cuTypes) reset() {
 	c.params = c.params[:0]
 	c.declTags = c.declTags[:0]
 	c.vars = c.vars[:0]
+	c.gnu.reset()
 	c.memberStack = c.memberStack[:0]
 	c.enumStack = c.enumStack[:0]
 	c.paramStack = c.paramStack[:0]

@@ -37,6 +37,7 @@ type frame struct {
 	members   int // frameStruct: DW_TAG_member/inheritance children seen
 	component int32
 	target    uint64 // frameMember: the struct's DIE offset
+	annot     uint64 // frameStruct: the struct's DW_AT_GNU_annotation, 0 if none
 }
 
 // walkTypes reads one unit's DIEs from src and records its types in c. It
@@ -105,6 +106,7 @@ func (c *cuTypes) walk(src dieStream) (lang uint64, clang bool, err error) {
 		c.close(&stack[len(stack)-1])
 		stack = stack[:len(stack)-1]
 	}
+	c.resolveGNUAnnotations()
 	return lang, clang, nil
 }
 
@@ -131,7 +133,7 @@ func (c *cuTypes) visit(d *digest, parent *frame, depth int, f *frame) {
 				if d.hasDataBitOffset {
 					m.loc = uint32(d.dataBitOffset)
 				}
-				parent.members++
+				c.countMember(parent, d)
 				if d.children { // annotations, read as the member's frame's
 					f.kind, f.component, f.target = frameMember, int32(parent.members-1), c.recs[parent.rec].off
 				}
@@ -222,7 +224,7 @@ func (c *cuTypes) visitType(d *digest, f *frame) {
 		// BTF has no reference kind; at the ABI level a C++ reference is
 		// a pointer. (pahole stops with "Unsupported" on these.)
 		if !d.children {
-			c.add(d, btf.KindPtr)
+			c.addPointer(d)
 			return
 		}
 		i := c.addUnordered(d, btf.KindPtr) // numbered after its TYPE_TAGs, at close
@@ -264,11 +266,11 @@ func (c *cuTypes) visitType(d *digest, f *frame) {
 		if d.children {
 			i = c.addUnordered(d, k) // numbered after its nested types, at close
 		} else {
-			i = c.add(d, k)
+			i = c.addChildless(d, k)
 		}
 		c.recs[i].name = name
 		c.recs[i].size = uint32(d.byteSize)
-		f.kind, f.rec, f.start = frameStruct, i, len(c.memberStack)
+		f.kind, f.rec, f.start, f.annot = frameStruct, i, len(c.memberStack), d.gnuAnnot
 	case tagEnumerationType:
 		i := c.enumType(d, false)
 		f.kind, f.rec, f.start = frameEnum, i, len(c.enumStack)
@@ -280,6 +282,9 @@ func (c *cuTypes) visitType(d *digest, f *frame) {
 	case tagSubroutineType:
 		i := c.add(d, btf.KindFuncProto)
 		f.kind, f.rec, f.start = frameProto, i, len(c.paramStack)
+	case tagGNUAnnotation:
+		// gcc writes them among the unit's top-level entries.
+		c.gnu.addAnnotation(d)
 	}
 }
 
@@ -327,6 +332,9 @@ func (c *cuTypes) close(f *frame) {
 			ptr.ref = c.recs[tags[len(tags)-1]].off
 		}
 		c.tagStack = c.tagStack[:f.start]
+	}
+	if f.kind == frameStruct && (f.annot != 0 || c.gnu.members != nil) {
+		c.gnu.closeStruct(c.recs[f.rec].off, f.annot) // gnuannot.go
 	}
 }
 
