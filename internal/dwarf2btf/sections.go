@@ -10,6 +10,7 @@ import (
 
 	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
 	"github.com/gobtf/gobtf/internal/elfio"
+	"github.com/gobtf/gobtf/internal/hugemem"
 )
 
 // mappedFile is an ELF file mapped read-only into memory. Sections stored
@@ -120,16 +121,7 @@ func (m *mappedFile) release(b []byte) {
 	if p < base || p-base > uintptr(len(m.data)) || uintptr(len(b)) > uintptr(len(m.data))-(p-base) {
 		return
 	}
-	start := p - base
-	end := start + uintptr(len(b))
-	page := uintptr(os.Getpagesize())
-	start = (start + page - 1) &^ (page - 1)
-	end &^= page - 1
-	if start >= end || end > uintptr(len(m.data)) {
-		return
-	}
-	// Only a hint: on failure the pages simply stay resident.
-	_ = syscall.Madvise(m.data[start:end], syscall.MADV_DONTNEED)
+	hugemem.DropPages(b)
 }
 
 // section returns the contents of the named section: a slice of the mapping

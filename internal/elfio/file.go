@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/gobtf/gobtf/internal/hugemem"
 )
 
 // File is an ELF file opened for reading. Its bytes are a read-only memory
@@ -142,18 +144,9 @@ func (f *File) Close() error {
 // cache, so it never changes what the File reads. It does nothing for a
 // File read into memory, or for a range outside the file.
 func (f *File) dropPages(off, size uint64) {
-	n := uint64(len(f.data))
-	if !f.mapped || off > n || size > n-off {
-		return
+	if n := uint64(len(f.data)); f.mapped && off <= n && size <= n-off {
+		hugemem.DropPages(f.data[off : off+size])
 	}
-	page := uint64(os.Getpagesize())
-	start := (off + page - 1) &^ (page - 1)
-	end := (off + size) &^ (page - 1)
-	if start >= end {
-		return
-	}
-	// Only a hint: where it fails the pages simply stay resident.
-	_ = syscall.Madvise(f.data[start:end], syscall.MADV_DONTNEED)
 }
 
 // Name returns the path given to Open (or the name given to NewFile).

@@ -101,6 +101,13 @@ func Bytes[T any](s []T) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), uintptr(cap(s))*unsafe.Sizeof(zero))
 }
 
+// DropPages hands the whole pages inside b back to the system
+// (MADV_DONTNEED), a hint that takes them out of the process's resident
+// memory. Private anonymous memory reads as zero when next touched (see
+// Discard); a shared mapping of a file reads the file's bytes again, from
+// the page cache, so on such a mapping it never changes what b reads.
+func DropPages(b []byte) { discard(b) }
+
 // Discard hands the whole pages inside each of bufs back to the system
 // (MADV_DONTNEED), for memory that nothing will read again: the pages read
 // as zero afterwards, and the process's exit, which frees its memory on one
