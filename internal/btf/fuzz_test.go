@@ -2,6 +2,7 @@ package btf_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
 	"os"
 	"testing"
@@ -20,6 +21,9 @@ func FuzzParse(f *testing.F) {
 	s.AddFuncProto(i, []btf.ParamSpec{{Name: "x", Type: st}, {}})
 	s.AddEnum("e", 4, true, false, []btf.EnumValueSpec{{Name: "A", Value: -1}})
 	f.Add(s.Marshal(s.ByteOrder()))
+	s.SetLayout(btf.KindLayouts()) // a kind layout section, in both byte orders
+	f.Add(s.Marshal(binary.LittleEndian))
+	f.Add(s.Marshal(binary.BigEndian))
 	// Seed with real split BTF of kernel modules when the shared data is here
 	// (small files; the vmlinux BTF would make each mutation slow).
 	for _, path := range testutil.SeedFiles("reference/modules/*.btf") {

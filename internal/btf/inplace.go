@@ -72,5 +72,6 @@ func ParseInPlaceLoading(data []byte, base *Spec, ready func(end int) int) (*Spe
 		return nil, err
 	}
 	ready(len(data))
+	s.layout = decodeLayout(h.layoutSection(body), order)
 	return s, nil
 }

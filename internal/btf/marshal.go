@@ -27,6 +27,11 @@ type Header struct {
 	TypeLen uint32
 	StrOff  uint32
 	StrLen  uint32
+
+	// The kind layout section (layout.go), in a header of at least
+	// LayoutHeaderLen bytes; zero in a shorter one.
+	LayoutOff uint32
+	LayoutLen uint32
 }
 
 // FormatError reports malformed BTF bytes. Offset is the byte offset in the
@@ -50,8 +55,9 @@ var ErrNotBTF = errors.New("not BTF (bad magic)")
 // ParseHeader decodes the header at the start of data and returns it with
 // the byte order the magic revealed. It checks what the kernel checks of the
 // header itself: magic, version, flags, hdr_len (at least 24, and any bytes
-// beyond the known fields zero), and that both sections lie inside data, are
-// 4-byte aligned where required and do not overlap.
+// beyond the known fields zero), and that the sections (types, strings and,
+// in a header of LayoutHeaderLen bytes or more, the kind layout) lie inside
+// data, are 4-byte aligned where required and do not overlap.
 func ParseHeader(data []byte) (Header, binary.ByteOrder, error) {
 	var h Header
 	if len(data) < 8 {
@@ -82,7 +88,13 @@ func ParseHeader(data []byte) (Header, binary.ByteOrder, error) {
 	if uint64(h.HdrLen) > uint64(len(data)) {
 		return h, nil, formatErr(4, "hdr_len %d exceeds blob size %d", h.HdrLen, len(data))
 	}
-	for i := HeaderLen; i < int(h.HdrLen); i++ {
+	known := HeaderLen
+	if h.HdrLen >= LayoutHeaderLen {
+		known = LayoutHeaderLen
+		h.LayoutOff = order.Uint32(data[24:])
+		h.LayoutLen = order.Uint32(data[28:])
+	}
+	for i := known; i < int(h.HdrLen); i++ {
 		if data[i] != 0 {
 			return h, nil, formatErr(i, "unknown non-zero header byte")
 		}
@@ -110,8 +122,38 @@ func ParseHeader(data []byte) (Header, binary.ByteOrder, error) {
 		h.StrOff == h.TypeOff && h.StrLen != 0 && h.TypeLen != 0 {
 		return h, nil, formatErr(8, "type and string sections overlap")
 	}
+	if err := checkLayoutSection(h, body); err != nil {
+		return h, nil, err
+	}
 	return h, order, nil
 }
+
+// checkLayoutSection checks the kind layout section of h, if it has one,
+// as libbpf and the kernel do: whole entries, 4-byte aligned, inside the
+// body's bytes, and clear of the type and string sections.
+func checkLayoutSection(h Header, body uint64) error {
+	if h.LayoutLen == 0 {
+		return nil // an offset alone means nothing, to libbpf and the kernel
+	}
+	off, n := uint64(h.LayoutOff), uint64(h.LayoutLen)
+	switch {
+	case off%4 != 0:
+		return formatErr(24, "layout section offset %d is not 4-byte aligned", h.LayoutOff)
+	case n%kindLayoutSize != 0:
+		return formatErr(28, "layout section length %d is not a multiple of %d", h.LayoutLen, kindLayoutSize)
+	case off+n > body:
+		return formatErr(24, "layout section [%d, +%d) exceeds data of %d bytes", h.LayoutOff, h.LayoutLen, body)
+	case overlaps(off, n, uint64(h.TypeOff), uint64(h.TypeLen)):
+		return formatErr(24, "layout section [%d, +%d) overlaps the type section", h.LayoutOff, h.LayoutLen)
+	case overlaps(off, n, uint64(h.StrOff), uint64(h.StrLen)):
+		return formatErr(24, "layout section [%d, +%d) overlaps the string section", h.LayoutOff, h.LayoutLen)
+	}
+	return nil
+}
+
+// overlaps reports whether the non-empty range [a, a+n) shares a byte with
+// [b, b+m).
+func overlaps(a, n, b, m uint64) bool { return m != 0 && a < b+m && b < a+n }
 
 // Parse decodes a BTF blob. With a non-nil base the blob is split BTF whose
 // IDs and string offsets continue the base's. Parse checks the framing
@@ -129,7 +171,8 @@ func Parse(data []byte, base *Spec) (*Spec, error) {
 	ssec := body[h.StrOff : h.StrOff+h.StrLen]
 	typeStart := int(h.HdrLen + h.TypeOff)
 
-	s := &Spec{base: base, firstID: 1, order: order, hdrLen: h.HdrLen}
+	s := &Spec{base: base, firstID: 1, order: order, hdrLen: h.HdrLen,
+		layout: decodeLayout(h.layoutSection(body), order)}
 	var baseStrs *StringTable
 	if base != nil {
 		s.firstID = base.TypeCount() + 1
@@ -192,27 +235,35 @@ func (s *Spec) indexTypesLoading(typeStart int, ready func(w int) int) error {
 
 // Marshal encodes the Spec's own types and strings as a BTF blob with a
 // header of HeaderLen() bytes (24 unless the Spec was decoded from a blob with
-// a longer one), the type section first and the string section right after
-// it, in the given byte order. For a split Spec the blob holds only the split
-// part, as split BTF files do.
+// a longer one, or has a kind layout table, which needs LayoutHeaderLen), the
+// type section first, then the layout table if any, then the string section,
+// in the given byte order (libbpf's order). For a split Spec the blob holds
+// only the split part, as split BTF files do.
 func (s *Spec) Marshal(order binary.ByteOrder) []byte {
 	strs := s.strs.Bytes()
 	typeLen := 4 * len(s.words)
-	hl := int(s.hdrLen)
-	if hl < HeaderLen {
-		hl = HeaderLen
+	layoutLen := kindLayoutSize * len(s.layout)
+	hl := max(int(s.hdrLen), HeaderLen)
+	if layoutLen > 0 {
+		hl = max(hl, LayoutHeaderLen)
 	}
-	out := make([]byte, hl+typeLen+len(strs))
+	strOff := typeLen + layoutLen
+	out := make([]byte, hl+strOff+len(strs))
 	order.PutUint16(out[0:], Magic)
 	out[2] = Version
 	out[3] = 0
 	order.PutUint32(out[4:], uint32(hl))
 	order.PutUint32(out[8:], 0)
 	order.PutUint32(out[12:], uint32(typeLen))
-	order.PutUint32(out[16:], uint32(typeLen))
+	order.PutUint32(out[16:], uint32(strOff))
 	order.PutUint32(out[20:], uint32(len(strs)))
+	if layoutLen > 0 {
+		order.PutUint32(out[24:], uint32(typeLen))
+		order.PutUint32(out[28:], uint32(layoutLen))
+		encodeLayout(out[hl+typeLen:], s.layout, order)
+	}
 	encodeWords(out[hl:hl+typeLen], s.words, order)
-	copy(out[hl+typeLen:], strs)
+	copy(out[hl+strOff:], strs)
 	return out
 }
 

@@ -34,6 +34,10 @@ type Spec struct {
 	// reproduces a file byte for byte.
 	hdrLen uint32
 
+	// layout is the kind layout table Marshal writes (layout.go), nil for
+	// none: a parsed Spec keeps its blob's.
+	layout []KindLayout
+
 	// remap is AppendSpec's scratch string-offset map, kept between calls.
 	remap []uint32
 }

@@ -93,6 +93,13 @@ type ValidateOptions struct {
 	// before deduplication (about 3.4 M types) breaks the type limit by
 	// design; this option validates it as if the kernel had no limit.
 	IgnoreLimits bool
+
+	// LayoutSection applies, in ValidateBlob, the header rules of the
+	// kernels that know the kind layout section (layout.go; bpf-next since
+	// March 2026). Without it the rules are those of earlier kernels, this
+	// machine's 6.18 among them: a header byte past the 24th that is not
+	// zero is refused.
+	LayoutSection bool
 }
 
 // Validate applies the kernel verifier's rules to the Spec and returns the

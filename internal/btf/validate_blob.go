@@ -1,15 +1,24 @@
 package btf
 
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"slices"
+)
+
 // ValidateBlob decodes a BTF blob (split on base when base is not nil) and
 // applies every rule of the kernel's verifier: the header and section-layout
 // rules that only the raw bytes show, the decoding checks of [Parse], and
 // the semantic rules of [Spec.ValidateWith]. It returns the decoded Spec
 // when the blob is valid.
 //
-// The layout rules beyond those of [ParseHeader]: the type and string
-// sections must tile the data after the header exactly (no gap, no trailing
-// bytes), the string section must come last, a standalone blob must not be
-// empty, and, unless opts.IgnoreLimits is set, the blob may not exceed
+// The layout rules beyond those of [ParseHeader]: the type, string and kind
+// layout sections must tile the data after the header exactly (no gap, no
+// trailing bytes), the string section must come last unless the header has
+// the layout fields (with opts.LayoutSection: the rules of the kernels that
+// added them; older ones refuse such a header unless the fields are zero),
+// a standalone blob must not be empty, and, unless opts.IgnoreLimits is set, the blob may not exceed
 // KernelMaxBlobSize. Unlike the kernel, which only loads its own byte order,
 // ValidateBlob accepts either byte order.
 //
@@ -19,11 +28,16 @@ func ValidateBlob(data []byte, base *Spec, opts ValidateOptions) (*Spec, error) 
 	if !opts.IgnoreLimits && len(data) > KernelMaxBlobSize {
 		return nil, blobErrorf("", "blob of %d bytes exceeds the kernel's limit of %d bytes", len(data), KernelMaxBlobSize)
 	}
+	if !opts.LayoutSection {
+		if err := checkOldHeader(data); err != nil {
+			return nil, err
+		}
+	}
 	h, _, err := ParseHeader(data)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkLayout(h, len(data), base != nil); err != nil {
+	if err := checkLayout(h, len(data), base != nil, opts.LayoutSection); err != nil {
 		return nil, err
 	}
 	s, err := Parse(data, base)
@@ -36,20 +50,49 @@ func ValidateBlob(data []byte, base *Spec, opts ValidateOptions) (*Spec, error) 
 	return s, nil
 }
 
+// checkOldHeader applies the header rule of kernels without the kind layout
+// section (layout.go), whose header ends after str_len: every byte up to
+// hdr_len beyond it is zero. A blob too short to tell is left to
+// ParseHeader.
+func checkOldHeader(data []byte) error {
+	if len(data) < 8 {
+		return nil
+	}
+	order := binary.ByteOrder(binary.LittleEndian)
+	if binary.BigEndian.Uint16(data) == Magic {
+		order = binary.BigEndian
+	}
+	end := uint64(order.Uint32(data[4:]))
+	if end > uint64(len(data)) {
+		return nil
+	}
+	for i := uint64(HeaderLen); i < end; i++ {
+		if data[i] != 0 {
+			return &ValidationError{Kernel: "Unsupported btf_header",
+				Rule: fmt.Sprintf("offset %#x: unknown non-zero header byte (kernels without the kind layout section have no header field past the 24th byte)", i)}
+		}
+	}
+	return nil
+}
+
 // checkLayout applies the kernel's section-layout rules to a header that
 // ParseHeader accepted.
-func checkLayout(h Header, size int, split bool) error {
+func checkLayout(h Header, size int, split, layoutRules bool) error {
 	if !split && uint32(size) == h.HdrLen {
 		return blobErrorf("No data", "blob holds a header and nothing else")
 	}
-	secs := [2]struct {
+	type section struct {
 		name     string
 		off, len uint32
-	}{{"type", h.TypeOff, h.TypeLen}, {"string", h.StrOff, h.StrLen}}
-	// The kernel visits the sections sorted by offset, then length.
-	if secs[1].off < secs[0].off || secs[1].off == secs[0].off && secs[1].len < secs[0].len {
-		secs[0], secs[1] = secs[1], secs[0]
 	}
+	secs := []section{{"type", h.TypeOff, h.TypeLen}, {"string", h.StrOff, h.StrLen}}
+	if layoutRules && h.LayoutLen != 0 {
+		secs = append(secs, section{"layout", h.LayoutOff, h.LayoutLen})
+	}
+	// The kernel visits the sections sorted by offset, then length.
+	slices.SortStableFunc(secs, func(a, b section) int {
+		return cmp.Or(cmp.Compare(a.off, b.off), cmp.Compare(a.len, b.len))
+	})
 	body := uint32(size) - h.HdrLen
 	var end uint32
 	for _, s := range secs {
@@ -68,7 +111,9 @@ func checkLayout(h Header, size int, split bool) error {
 	if end != body {
 		return blobErrorf("Unsupported section found", "%d bytes after the last section belong to no section", body-end)
 	}
-	if h.StrOff+h.StrLen != body {
+	// With the layout fields, the kernels that know them no longer ask
+	// for this.
+	if (!layoutRules || h.HdrLen < LayoutHeaderLen) && h.StrOff+h.StrLen != body {
 		return blobErrorf("String section is not at the end", "the string section must be the last section")
 	}
 	return nil

@@ -367,3 +367,24 @@ func TestValidateRandomKernel(t *testing.T) {
 	}
 	t.Logf("%d random mutations, %d rejected by both, %d accepted by both (unless reported)", n, rejected, n-rejected)
 }
+
+// TestValidateLayoutKernel hands pahole's blob with a kind layout section to
+// the running kernel: one without the section refuses its header, as ValidateBlob's
+// default rules do; one that takes it must be matched by the LayoutSection
+// rules.
+func TestValidateLayoutKernel(t *testing.T) {
+	requireKernel(t)
+	data := paholeLayoutBlob(t)
+	v := kernelLoad(t, data)
+	if v.accepted {
+		if _, err := btf.ValidateBlob(data, nil, btf.ValidateOptions{LayoutSection: true}); err != nil {
+			t.Errorf("the kernel accepts the layout section; ValidateBlob with LayoutSection: %v", err)
+		}
+		return
+	}
+	_, err := btf.ValidateBlob(data, nil, btf.ValidateOptions{})
+	var ve *btf.ValidationError
+	if !errors.As(err, &ve) || !strings.Contains(v.log, ve.Kernel) {
+		t.Errorf("the kernel refuses the blob (%v: %s); ValidateBlob: %v", v.errno, v.lastLine(), err)
+	}
+}
