@@ -392,6 +392,7 @@ func (st *Stream) Finish(s *btf.Spec) (*btf.Spec, *Stats, error) {
 	out := st.out
 	out.SetByteOrder(s.ByteOrder())
 	out.SetHeaderLen(s.HeaderLen())
+	out.SetLayout(s.Layout())
 	if err := d.compact(out, st.strs); err != nil {
 		return nil, nil, err
 	}
