@@ -412,6 +412,10 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 			dst.TypesOut, dst.StringsOut = d2.TypesOut, d2.StringsOut
 		}
 	}
+	if opts.Features.Layout && spec.Base() == nil {
+		// As pahole: a base BTF only (split BTF has its base's table).
+		spec.SetLayout(btf.KindLayouts())
+	}
 	t := time.Now()
 	out := spec.Marshal(order)
 	encoded := time.Since(t)

@@ -29,6 +29,7 @@ type Features struct {
 	GlobalVar         bool // global_var: variables of every data section, not just per-CPU
 	Attributes        bool // attributes: __attribute__ tags as DECL_TAG/TYPE_TAG with kind_flag
 	TrueSignature     bool // true_signature: encode the signature after optimization
+	Layout            bool // layout: a kind layout section in base (not split) BTF (btf.KindLayouts)
 }
 
 // DefaultFeatures returns what pahole encodes when no --btf_features flag is
@@ -63,6 +64,7 @@ var featureDefs = []featureDef{
 	{"global_var", func(f *Features) *bool { return &f.GlobalVar }, false},
 	{"attributes", func(f *Features) *bool { return &f.Attributes }, false},
 	{"true_signature", func(f *Features) *bool { return &f.TrueSignature }, false},
+	{"layout", func(f *Features) *bool { return &f.Layout }, false},
 }
 
 // SupportedFeatures returns the comma-separated feature names, as
