@@ -18,12 +18,7 @@ import (
 // `pahole -J --btf_features=layout`. It is the oracle for the kind layout
 // section: a 32-byte header, the types, the 20 kinds' layout, the strings.
 func layoutPahole(t *testing.T) []byte {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(testutil.RepoRoot(), "testdata", "pahole", "layout.pahole.btf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return testutil.Testdata(t, "pahole", "layout.pahole.btf")
 }
 
 // TestLayoutFeature checks --btf_features=layout against pahole: byte for

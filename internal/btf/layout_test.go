@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -18,12 +16,7 @@ import (
 // with a kind layout section (dwarves master 1436daf with libbpf 1.8.0, see
 // cmd/gobtf/layout_test.go).
 func paholeLayoutBlob(t *testing.T) []byte {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(testutil.RepoRoot(), "testdata", "pahole", "layout.pahole.btf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return testutil.Testdata(t, "pahole", "layout.pahole.btf")
 }
 
 // TestKindLayoutsMatchPahole compares KindLayouts with the table libbpf

@@ -21,6 +21,17 @@ func RepoRoot() string {
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
+// Testdata returns the contents of the file at path rel under the
+// repository's testdata folder, failing the test if it cannot be read.
+func Testdata(t testing.TB, rel ...string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(append([]string{RepoRoot(), "testdata"}, rel...)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
 // SharedDir returns the ../shared folder beside the repository (or
 // $GOBTF_SHARED), skipping the test when it is absent.
 func SharedDir(t testing.TB) string {
