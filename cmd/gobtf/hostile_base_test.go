@@ -40,6 +40,14 @@ func TestHostileBase(t *testing.T) {
 		{"truncated BTF", `truncated|beyond|section`, func(t *testing.T, dir string) string {
 			return writeInput(t, dir, "cut.btf", raw[:len(raw)-5])
 		}},
+		{"layout section past the end", `offset 0x18: layout section \[.*\) exceeds data`, func(t *testing.T, dir string) string {
+			s := btf.NewSpec(nil)
+			s.AddInt("int", 4, btf.IntSigned, 32)
+			s.SetLayout(btf.KindLayouts())
+			b := s.Marshal(binary.LittleEndian)
+			binary.LittleEndian.PutUint32(b[28:], 1<<20) // layout_len
+			return writeInput(t, dir, "layout.btf", b)
+		}},
 		{"ELF without .BTF", `no \.BTF section`, func(t *testing.T, dir string) string {
 			return writeInput(t, dir, "nobtf.o", relocatableELF(elfSection{".text", []byte{0xc3}}))
 		}},
