@@ -28,6 +28,9 @@
 #     .BTF=alloc,readonly, objcopy --only-section=.BTF --strip-all, e_type
 #     patch) and embed_btf_data for modules (objcopy --add-section .BTF).
 #     resolve_btfids is not replayed (it belongs to the kernel tree).
+#  E. bpf-next scripts/Makefile.btf (June 2026), which adds
+#     --btf_features=layout for pahole >= 1.31: the vmlinux BTF with a kind
+#     layout section, and modules encoded on it as their base.
 #
 # Usage: scripts/kbuild-steps.sh  (environment: GOBTF, default bin/gobtf;
 # GOBTF_SHARED, default ../shared; GOBTF_TEST_CACHE, default
@@ -323,6 +326,39 @@ for m in "${modules[@]}"; do
 		fail "$m.ko: $(tail -n 3 "$d/$m.log")"
 	fi
 done
+
+##### E. bpf-next Makefile.btf: the layout feature
+# Linux's scripts/Makefile.btf in bpf-next (June 2026) adds
+# --btf_features=layout for pahole >= 1.31, which gobtf reports being: the
+# vmlinux BTF gets a kind layout section (libbpf 1.8; kernels that predate
+# it, this one among them, refuse such a header, so the kernel verifier is
+# not asked), and modules are encoded on that BTF as their base.
+section "E. bpf-next Makefile.btf: --btf_features=layout (kind layout section)"
+e="$work/e-gobtf"
+rm -rf "$e"; mkdir -p "$e"
+# hdr_len FILE and layout_len FILE: those header fields of a raw BTF file.
+hdr_len() { od -An -tu4 -j4 -N4 "$1" | tr -d ' '; }
+layout_len() { od -An -tu4 -j28 -N4 "$1" | tr -d ' '; }
+has_layout() { echo "hdr_len $(hdr_len "$1"), layout_len $(layout_len "$1")"; [ "$(hdr_len "$1")" = 32 ] && [ "$(layout_len "$1")" = 80 ]; }
+# shellcheck disable=SC2086
+if (cd "$e" && "$gobtf" -J $flags67 --btf_features=layout --btf_encode_detached=vmlinux.BTF "$nobtf") > "$e/log" 2>&1; then
+	pass "gobtf: vmlinux with the layout feature"
+	check "the header locates an 80-byte layout section (20 kinds)" has_layout "$e/vmlinux.BTF"
+	check "bpftool btf dump file (libbpf without the section reads past it)" bpftool_reads btf dump file "$e/vmlinux.BTF"
+	check "btfdiff: equals pahole 1.31's kbuild reference" "$btfdiff" "$e/vmlinux.BTF" "$refvm"
+	for m in "${modules[@]}"; do
+		# shellcheck disable=SC2086
+		if (cd "$e" && "$gobtf" -J $flags67 --btf_features=layout --btf_base vmlinux.BTF --btf_encode_detached="$m.ko.BTF" "$nomod/$m.ko") > "$e/$m.log" 2>&1; then
+			check "$m.ko: split BTF on the layout base has no section of its own" test "$(hdr_len "$e/$m.ko.BTF")" = 24
+			[ -f "$d/$m.ko.BTF" ] &&
+				check "$m.ko: equals step D's split BTF (base without the section)" cmp "$e/$m.ko.BTF" "$d/$m.ko.BTF"
+		else
+			fail "$m.ko on the layout base: $(tail -n 3 "$e/$m.log")"
+		fi
+	done
+else
+	fail "gobtf: vmlinux with the layout feature: $(tail -n 3 "$e/log")"
+fi
 
 section "done"
 if [ "$fails" -gt 0 ]; then
