@@ -4,10 +4,10 @@ import "encoding/binary"
 
 // The kind layout section.
 //
-// Since 2026 (bpf-next of March, libbpf 1.8) a BTF blob may carry, after its type
-// section, a table that tells for each kind known to the encoder how many
-// bytes follow a type's 12-byte header: a fixed part, and a part per vlen
-// element. A reader that meets a kind newer than itself can then still step
+// Since 2026 (bpf-next of March, libbpf 1.8) a BTF blob may carry, after
+// its type section, a table that tells for each kind known to the encoder
+// how many bytes follow a type's 12-byte header: a fixed part, and a part
+// per vlen element. A reader that meets a kind newer than itself can then still step
 // over it. The header grows to 32 bytes for it (layout_off and layout_len
 // after str_len); a zero layout_len means there is none. pahole writes one
 // for a base BTF when asked for the "layout" feature, never for split BTF,
