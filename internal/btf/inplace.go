@@ -1,9 +1,6 @@
 package btf
 
-import (
-	"encoding/binary"
-	"unsafe"
-)
+import "unsafe"
 
 // ParseInPlace decodes a BTF blob like [Parse] but, when it can, without
 // copying it: if the blob is in the host's byte order and its type section
@@ -33,12 +30,10 @@ func ParseInPlaceLoading(data []byte, base *Spec, ready func(end int) int) (*Spe
 	avail := ready(min(len(data), 8))
 	if len(data) >= 8 {
 		// ParseHeader reads the whole header, whose length is in it.
-		hl := int(binary.LittleEndian.Uint32(data[4:]))
-		if binary.BigEndian.Uint16(data) == Magic {
-			hl = int(binary.BigEndian.Uint32(data[4:]))
-		}
-		if hl > avail {
-			ready(min(len(data), max(hl, HeaderLen)))
+		if order := magicOrder(data); order != nil {
+			if hl := int(order.Uint32(data[4:])); hl > avail {
+				ready(min(len(data), max(hl, HeaderLen)))
+			}
 		}
 	}
 	h, order, err := ParseHeader(data)

@@ -52,6 +52,18 @@ func formatErr(off int, format string, args ...any) error {
 // ErrNotBTF is wrapped by the error Parse returns when the magic is wrong.
 var ErrNotBTF = errors.New("not BTF (bad magic)")
 
+// magicOrder returns the byte order in which data, of at least 2 bytes,
+// starts with the BTF magic, or nil when it does not.
+func magicOrder(data []byte) binary.ByteOrder {
+	switch {
+	case binary.LittleEndian.Uint16(data) == Magic:
+		return binary.LittleEndian
+	case binary.BigEndian.Uint16(data) == Magic:
+		return binary.BigEndian
+	}
+	return nil
+}
+
 // ParseHeader decodes the header at the start of data and returns it with
 // the byte order the magic revealed. It checks what the kernel checks of the
 // header itself: magic, version, flags, hdr_len (at least 24, and any bytes
@@ -63,13 +75,8 @@ func ParseHeader(data []byte) (Header, binary.ByteOrder, error) {
 	if len(data) < 8 {
 		return h, nil, formatErr(0, "blob of %d bytes is too short for a header", len(data))
 	}
-	var order binary.ByteOrder
-	switch {
-	case binary.LittleEndian.Uint16(data) == Magic:
-		order = binary.LittleEndian
-	case binary.BigEndian.Uint16(data) == Magic:
-		order = binary.BigEndian
-	default:
+	order := magicOrder(data)
+	if order == nil {
 		return h, nil, &FormatError{Offset: 0, Msg: fmt.Sprintf("%v: %#04x", ErrNotBTF, binary.LittleEndian.Uint16(data))}
 	}
 	h.Magic = Magic

@@ -2,7 +2,6 @@ package btf
 
 import (
 	"cmp"
-	"encoding/binary"
 	"fmt"
 	"slices"
 )
@@ -52,15 +51,15 @@ func ValidateBlob(data []byte, base *Spec, opts ValidateOptions) (*Spec, error) 
 
 // checkOldHeader applies the header rule of kernels without the kind layout
 // section (layout.go), whose header ends after str_len: every byte up to
-// hdr_len beyond it is zero. A blob too short to tell is left to
-// ParseHeader.
+// hdr_len beyond it is zero. A blob too short to tell, or not BTF, is left
+// to ParseHeader.
 func checkOldHeader(data []byte) error {
 	if len(data) < 8 {
 		return nil
 	}
-	order := binary.ByteOrder(binary.LittleEndian)
-	if binary.BigEndian.Uint16(data) == Magic {
-		order = binary.BigEndian
+	order := magicOrder(data)
+	if order == nil {
+		return nil
 	}
 	end := uint64(order.Uint32(data[4:]))
 	if end > uint64(len(data)) {
