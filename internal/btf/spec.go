@@ -83,6 +83,13 @@ func (s *Spec) HeaderLen() uint32 { return s.hdrLen }
 // [HeaderLen] and a multiple of 4. Bytes beyond the 24 known ones are zero.
 func (s *Spec) SetHeaderLen(n uint32) { s.hdrLen = n }
 
+// KeepEncoding makes s encode as of was decoded: the byte order ByteOrder
+// reports, the header length and the kind layout table Marshal writes. A
+// Spec derived from another (a deduplicated copy) keeps its file's form.
+func (s *Spec) KeepEncoding(of *Spec) {
+	s.order, s.hdrLen, s.layout = of.order, of.hdrLen, of.layout
+}
+
 // SetByteOrder sets the byte order reported by ByteOrder.
 func (s *Spec) SetByteOrder(o binary.ByteOrder) { s.order = o }
 

@@ -404,9 +404,7 @@ func runOn(s *btf.Spec, words []uint32, opts Options, deferred bool) (*deduper, 
 	timer.done("base")
 
 	out := btf.NewSpec(s.Base())
-	out.SetByteOrder(s.ByteOrder())
-	out.SetHeaderLen(s.HeaderLen())
-	out.SetLayout(s.Layout())
+	out.KeepEncoding(s)
 	// A deferred string pass starts with the struct pass (beside the
 	// hashes and the primitive pass, three goroutines would share two
 	// CPUs). waitStrings waits for it and returns its error.

@@ -390,9 +390,7 @@ func (st *Stream) Finish(s *btf.Spec) (*btf.Spec, *Stats, error) {
 	}
 	timer.done("refs")
 	out := st.out
-	out.SetByteOrder(s.ByteOrder())
-	out.SetHeaderLen(s.HeaderLen())
-	out.SetLayout(s.Layout())
+	out.KeepEncoding(s)
 	if err := d.compact(out, st.strs); err != nil {
 		return nil, nil, err
 	}
