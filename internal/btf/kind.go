@@ -92,20 +92,32 @@ func (k Kind) String() string {
 	return fmt.Sprintf("KIND(%d)", uint8(k))
 }
 
-// The layout of the info word: vlen in bits 0-15, kind in bits 24-28, kind_flag
-// in bit 31. The other bits must be zero.
+// The layout of the info word: vlen in bits 0-23, kind in bits 24-30,
+// kind_flag in bit 31. Until libbpf 1.8 and Linux 7.1 vlen had bits 0-15 and
+// kind bits 24-28, and the bits between were reserved (zero), so BTF of
+// either age reads the same through these masks; reading it with the old ones
+// would misread a newer file's long types (a DATASEC of more than 65,535
+// variables, say) as short ones of another length, and a kind above 31 as a
+// known kind.
 const (
-	infoVlenMask  = 0xffff
+	infoVlenMask  = 0xffffff
 	infoKindShift = 24
-	infoKindMask  = 0x1f
+	infoKindMask  = 0x7f
 	infoFlagBit   = 1 << 31
 
 	// MaxVlen is the largest vlen the info word can hold.
 	MaxVlen = infoVlenMask
+
+	// MaxEncodedVlen is the largest vlen gobtf writes into a type it
+	// converts from DWARF: kernels before 7.1 read only 16 bits of vlen
+	// and reject the others, and pahole 1.31 (with the libbpf of its day)
+	// cannot write more either.
+	MaxEncodedVlen = 0xffff
 )
 
 // Info packs a kind, a kind_flag and a vlen into an info word. vlen is
-// truncated to 16 bits; callers that can exceed [MaxVlen] must check first.
+// truncated to 24 bits; callers that can exceed [MaxVlen] (or, for what they
+// convert, [MaxEncodedVlen]) must check first.
 func Info(k Kind, kindFlag bool, vlen int) uint32 {
 	w := uint32(k)<<infoKindShift | uint32(vlen)&infoVlenMask
 	if kindFlag {

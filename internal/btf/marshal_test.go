@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
@@ -226,6 +228,68 @@ func TestForEachRef(t *testing.T) {
 	}
 	if s.Type(st).Member(1).Type != 999 || s.Type(arr)[3] != 999 || s.Type(ds)[3] != 999 {
 		t.Error("rewriting through ForEachTypeRef did not reach the Spec")
+	}
+}
+
+// TestParseInfoWord checks the info word as libbpf 1.8 and Linux 7.1 lay it
+// out: vlen in bits 0-23 and kind in bits 24-30. A type with more than 65,535
+// elements reads back whole (through a parser that knew only 16 bits of
+// vlen, its elements would be misread as the start of the next type), and a
+// kind above 31 is an unknown kind rather than the known kind its low five
+// bits would name.
+func TestParseInfoWord(t *testing.T) {
+	long := btf.NewSpec(nil)
+	i := long.AddInt("int", 4, btf.IntSigned, 32)
+	const n = 70000 // above 16 bits
+	vals := make([]btf.EnumValueSpec, n)
+	for k := range vals {
+		vals[k] = btf.EnumValueSpec{Name: fmt.Sprintf("E%d", k), Value: int64(k)}
+	}
+	e := long.AddEnum("big", 4, false, false, vals)
+	long.AddRef(btf.KindTypedef, "after", i)
+	longBlob := long.Marshal(binary.LittleEndian)
+
+	short := btf.NewSpec(nil)
+	short.AddInt("int", 4, btf.IntSigned, 32)
+	kind33 := short.Marshal(binary.LittleEndian)
+	kind33[btf.HeaderLen+7] = 33 // INT (1) plus bit 29: kind 33
+
+	tests := []struct {
+		name    string
+		data    []byte
+		check   func(t *testing.T, s *btf.Spec)
+		wantErr string
+	}{
+		{name: "vlen of 70000", data: longBlob, check: func(t *testing.T, s *btf.Spec) {
+			if got := s.NumTypes(); got != 3 {
+				t.Fatalf("%d types, want 3", got)
+			}
+			if got := s.Type(e).Vlen(); got != n {
+				t.Errorf("ENUM vlen %d, want %d", got, n)
+			}
+			if last := s.Type(e + 1); last.Kind() != btf.KindTypedef || s.Name(last) != "after" {
+				t.Errorf("type after the ENUM is %v %q, want TYPEDEF \"after\"", last.Kind(), s.Name(last))
+			}
+			if !bytes.Equal(s.Marshal(binary.LittleEndian), longBlob) {
+				t.Error("re-encoding changed the bytes")
+			}
+		}},
+		{name: "kind 33", data: kind33, wantErr: "unknown kind 33"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := btf.Parse(tc.data, nil)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("got error %v, want one mentioning %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, s)
+		})
 	}
 }
 

@@ -3,8 +3,11 @@ package btf
 // Pass 2 of the validator: the kernel verifier's per-type "meta" checks,
 // which look at one type's own words only (no referenced type).
 
-// infoValidMask holds the info-word bits a type may set: vlen (0-15), kind
-// (24-28) and kind_flag (31).
+// infoValidMask holds the info-word bits a type may set in the kernels the
+// validator models, those before 7.1: vlen (0-15), kind (24-28) and
+// kind_flag (31). Linux 7.1 gave vlen bits 16-23 and kind bits 29-30 (see
+// Info); BTF that uses them is read everywhere else but fails here, as it
+// fails to load into those kernels.
 const infoValidMask = 0x9f00ffff
 
 // checkMetas runs the per-type checks over every type of the chain in ID

@@ -209,7 +209,9 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 			return nil, err
 		}
 	}
-	appendDatasecs(out, tgt.elf, entries)
+	if err := appendDatasecs(out, tgt.elf, entries); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

@@ -327,6 +327,9 @@ func (e *funcEncoder) canonical(group []funcState, ef *elfFunc) *funcState {
 // not nil, replaces the parameter types.
 func (e *funcEncoder) addFunc(s *funcState, name string, ret btf.TypeID, argTypes []btf.TypeID) (btf.TypeID, error) {
 	ps := s.c.params
+	if len(ps) > btf.MaxEncodedVlen {
+		return 0, fmt.Errorf("function %s: %d parameters, more than BTF's limit of %d", name, len(ps), btf.MaxEncodedVlen)
+	}
 	w := append(e.w[:0], 0, btf.Info(btf.KindFuncProto, false, len(ps)), ret)
 	for i, p := range ps {
 		typ := s.id(p.typ)

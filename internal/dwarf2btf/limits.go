@@ -64,9 +64,9 @@ func (c *cuTypes) check() error {
 		}
 		switch r.kind {
 		case btf.KindStruct, btf.KindUnion, btf.KindEnum, btf.KindEnum64, btf.KindFuncProto:
-			if n > btf.MaxVlen {
+			if n > btf.MaxEncodedVlen {
 				return &die.DecodeError{Section: ".debug_info", Offset: r.off,
-					Err: fmt.Errorf("%v with %d members, more than BTF's limit of %d", r.kind, n, btf.MaxVlen)}
+					Err: fmt.Errorf("%v with %d members, more than BTF's limit of %d", r.kind, n, btf.MaxEncodedVlen)}
 			}
 		}
 	}

@@ -308,8 +308,12 @@ func validName(name string) bool {
 
 // appendDatasecs adds one DATASEC per section that received variables, in
 // section order, with entries sorted by offset (stable, so variables at the
-// same offset keep unit order) and the size ending at the last variable.
-func appendDatasecs(s *btf.Spec, e *elfInfo, entries []secEntry) {
+// same offset keep unit order) and the size ending at the last variable. A
+// section with more variables than a DATASEC may list (btf.MaxEncodedVlen)
+// is an error: the info word of libbpf 1.8 and Linux 7.1 could hold them,
+// but no kernel before 7.1 loads it, and pahole 1.31 wrote such a DATASEC
+// with its vlen wrapped around.
+func appendDatasecs(s *btf.Spec, e *elfInfo, entries []secEntry) error {
 	sort.SliceStable(entries, func(i, j int) bool {
 		if entries[i].shndx != entries[j].shndx {
 			return entries[i].shndx < entries[j].shndx
@@ -325,8 +329,13 @@ func appendDatasecs(s *btf.Spec, e *elfInfo, entries []secEntry) {
 		for _, en := range entries[i:j] {
 			sec = append(sec, btf.SecInfoSpec{Type: en.typ, Offset: en.offset, Size: en.size})
 		}
+		name := e.sections[entries[i].shndx].name
+		if len(sec) > btf.MaxEncodedVlen {
+			return fmt.Errorf("section %s: %d variables, more than BTF's limit of %d in one DATASEC", name, len(sec), btf.MaxEncodedVlen)
+		}
 		last := entries[j-1]
-		s.AddDatasec(e.sections[entries[i].shndx].name, last.offset+last.size, sec)
+		s.AddDatasec(name, last.offset+last.size, sec)
 		i = j
 	}
+	return nil
 }
