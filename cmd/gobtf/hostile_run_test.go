@@ -165,3 +165,16 @@ func checkBounds(t *testing.T, r childResult) {
 		t.Errorf("peak RSS %d MB", r.maxRSS>>20)
 	}
 }
+
+// cCompiler returns gcc, or clang where gcc is missing, and skips the test
+// when neither is installed; why says what the compiler was for.
+func cCompiler(t *testing.T, why string) string {
+	t.Helper()
+	for _, name := range []string{"gcc", "clang"} {
+		if cc, err := exec.LookPath(name); err == nil {
+			return cc
+		}
+	}
+	t.Skipf("skipping: no C compiler (gcc or clang) %s", why)
+	return ""
+}

@@ -17,12 +17,7 @@ import (
 // it is no oracle for this case; the expectation comes from 1.31's source
 // and was checked by hand against a pahole 1.31 build.)
 func TestEncodeNoDWARF(t *testing.T) {
-	cc, err := exec.LookPath("gcc")
-	if err != nil {
-		if cc, err = exec.LookPath("clang"); err != nil {
-			t.Skip("skipping: no C compiler (gcc or clang) to build an object without DWARF")
-		}
-	}
+	cc := cCompiler(t, "to build an object without DWARF")
 	dir := t.TempDir()
 	src := filepath.Join(dir, "nodwarf.c")
 	if err := os.WriteFile(src, []byte("int answer = 42;\nint get(void) { return answer; }\n"), 0o644); err != nil {

@@ -15,12 +15,7 @@ import (
 // returns the object's path.
 func manyGlobals(t *testing.T, dir string, n int) string {
 	t.Helper()
-	cc, err := exec.LookPath("gcc")
-	if err != nil {
-		if cc, err = exec.LookPath("clang"); err != nil {
-			t.Skip("skipping: no C compiler (gcc or clang)")
-		}
-	}
+	cc := cCompiler(t, "to build an object of many globals")
 	var src strings.Builder
 	for i := range n {
 		fmt.Fprintf(&src, "int v%d;\n", i)
