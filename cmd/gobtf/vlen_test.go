@@ -11,50 +11,79 @@ import (
 	"github.com/gobtf/gobtf/internal/btf"
 )
 
-// manyGlobals compiles a C file defining n global ints (all in .bss) and
-// returns the object's path.
-func manyGlobals(t *testing.T, dir string, n int) string {
+// compileC compiles src with debug information into dir and returns the
+// object's path.
+func compileC(t *testing.T, dir, src string) string {
 	t.Helper()
-	cc := cCompiler(t, "to build an object of many globals")
-	var src strings.Builder
-	for i := range n {
-		fmt.Fprintf(&src, "int v%d;\n", i)
-	}
-	c, obj := filepath.Join(dir, "globals.c"), filepath.Join(dir, "globals.o")
-	if err := os.WriteFile(c, []byte(src.String()), 0o644); err != nil {
+	cc := cCompiler(t, "to build the test's object")
+	c, obj := filepath.Join(dir, "in.c"), filepath.Join(dir, "in.o")
+	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(cc, "-g", "-fno-common", "-c", c, "-o", obj).CombinedOutput(); err != nil {
+	if out, err := exec.Command(cc, "-g", "-O0", "-fno-common", "-c", c, "-o", obj).CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", cc, err, out)
 	}
 	return obj
 }
 
-// TestDatasecVlenLimit: with global_var, every global variable of a section
-// goes into its DATASEC, whose vlen kernels before 7.1 read in 16 bits. A
-// section of 65,535 variables is encoded whole; one more is an error naming
-// the file and the section, not a DATASEC that no such kernel loads (nor, as
-// before, a crash).
-func TestDatasecVlenLimit(t *testing.T) {
+// globals is C source defining n global ints (all in .bss).
+func globals(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "int v%d;\n", i)
+	}
+	return b.String()
+}
+
+// params is C source defining a function f of n int parameters.
+func params(n int) string {
+	var b strings.Builder
+	b.WriteString("int f(")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "int a%d", i)
+	}
+	b.WriteString(") { return a0; }\n")
+	return b.String()
+}
+
+// TestVlenLimits: kernels before 7.1 read a type's vlen in 16 bits, so what
+// gobtf converts keeps to 65,535 elements a type. A DATASEC (with
+// global_var, every global of a section) and a function's FUNC_PROTO of
+// 65,535 entries are encoded whole; one more is an error naming the file
+// and the section or function, where gobtf used to crash on the DATASEC and
+// give an internal word-count error on the function.
+func TestVlenLimits(t *testing.T) {
 	if testing.Short() {
-		t.Skip("skipping: compiles two C files of 65,535 and 65,536 globals")
+		t.Skip("skipping: compiles C files of 65,535 and 65,536 globals and parameters")
 	}
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		n    int
-		want string // the error, or "" for success
+	const n = btf.MaxEncodedVlen
+	tests := []struct {
+		name  string
+		src   string
+		flags string
+		kind  btf.Kind // on success, the one type of this kind must have vlen n
+		want  string   // the error, or "" for success
 	}{
-		{n: btf.MaxEncodedVlen},
-		{n: btf.MaxEncodedVlen + 1, want: `section \.bss: 65536 variables, more than BTF's limit of 65535 in one DATASEC`},
-	} {
-		t.Run(fmt.Sprint(tc.n), func(t *testing.T) {
+		{name: "65535 globals", src: globals(n), flags: "--btf_features=var,global_var", kind: btf.KindDatasec},
+		{name: "65536 globals", src: globals(n + 1), flags: "--btf_features=var,global_var",
+			want: `section \.bss: 65536 variables, more than BTF's limit of 65535 in one DATASEC`},
+		{name: "65535 parameters", src: params(n), flags: "--btf_features=default", kind: btf.KindFuncProto},
+		{name: "65536 parameters", src: params(n + 1), flags: "--btf_features=default",
+			want: `function f: 65536 parameters, more than BTF's limit of 65535`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			in := manyGlobals(t, dir, tc.n)
+			in := compileC(t, dir, tc.src)
 			out := filepath.Join(dir, "out.btf")
-			r := runChild(t, exe, nil, "-J", "--btf_features=var,global_var", "--btf_encode_detached="+out, in)
+			r := runChild(t, exe, nil, "-J", tc.flags, "--btf_encode_detached="+out, in)
 			if tc.want != "" {
 				expectFailure(t, r, in, tc.want)
 				if _, err := os.Stat(out); err == nil {
@@ -73,14 +102,14 @@ func TestDatasecVlenLimit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var vlen []int
+			var vlens []int
 			for id := btf.TypeID(1); int(id) <= s.NumTypes(); id++ {
-				if typ := s.Type(id); typ.Kind() == btf.KindDatasec {
-					vlen = append(vlen, typ.Vlen())
+				if typ := s.Type(id); typ.Kind() == tc.kind {
+					vlens = append(vlens, typ.Vlen())
 				}
 			}
-			if len(vlen) != 1 || vlen[0] != tc.n {
-				t.Errorf("DATASEC vlens %v, want one of %d", vlen, tc.n)
+			if len(vlens) != 1 || vlens[0] != n {
+				t.Errorf("%v vlens %v, want one of %d", tc.kind, vlens, n)
 			}
 		})
 	}
