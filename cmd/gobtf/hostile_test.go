@@ -590,14 +590,7 @@ func TestHostileModuleSections(t *testing.T) {
 // empty and pahole 1.24 crashes on it; gobtf must name the entry.
 func badSymbolName(t *testing.T, dir string) []byte {
 	t.Helper()
-	cc := cCompiler(t, "to build an object with a bad symbol name")
-	src, obj := filepath.Join(dir, "sym.c"), filepath.Join(dir, "sym.o")
-	if err := os.WriteFile(src, []byte("struct s { int a; };\nstruct s g;\nint f(struct s *p) { return p->a; }\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(cc, "-g", "-O1", "-c", src, "-o", obj).CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", cc, err, out)
-	}
+	obj := compileC(t, dir, "struct s { int a; };\nstruct s g;\nint f(struct s *p) { return p->a; }\n", "-O1")
 	data, err := os.ReadFile(obj)
 	if err != nil {
 		t.Fatal(err)

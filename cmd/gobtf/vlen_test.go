@@ -3,28 +3,12 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
 )
-
-// compileC compiles src with debug information into dir and returns the
-// object's path.
-func compileC(t *testing.T, dir, src string) string {
-	t.Helper()
-	cc := cCompiler(t, "to build the test's object")
-	c, obj := filepath.Join(dir, "in.c"), filepath.Join(dir, "in.o")
-	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(cc, "-g", "-O0", "-fno-common", "-c", c, "-o", obj).CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", cc, err, out)
-	}
-	return obj
-}
 
 // globals is C source defining n global ints (all in .bss).
 func globals(n int) string {
@@ -81,7 +65,7 @@ func TestVlenLimits(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			in := compileC(t, dir, tc.src)
+			in := compileC(t, dir, tc.src, "-O0", "-fno-common")
 			out := filepath.Join(dir, "out.btf")
 			r := runChild(t, exe, nil, "-J", tc.flags, "--btf_encode_detached="+out, in)
 			if tc.want != "" {

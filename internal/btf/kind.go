@@ -102,11 +102,12 @@ func (k Kind) String() string {
 const (
 	infoVlenMask  = 0xffffff
 	infoKindShift = 24
-	infoKindMask  = 0x7f
 	infoFlagBit   = 1 << 31
 
-	// MaxVlen is the largest vlen the info word can hold.
-	MaxVlen = infoVlenMask
+	// KindMask is the kind field's width: every kind InfoKind returns is
+	// at most KindMask, so a table of KindMask+1 entries indexed by a
+	// kind masked with it needs no bounds check.
+	KindMask = 0x7f
 
 	// MaxEncodedVlen is the largest vlen gobtf writes into a type it
 	// converts from DWARF: kernels before 7.1 read only 16 bits of vlen
@@ -116,8 +117,8 @@ const (
 )
 
 // Info packs a kind, a kind_flag and a vlen into an info word. vlen is
-// truncated to 24 bits; callers that can exceed [MaxVlen] (or, for what they
-// convert, [MaxEncodedVlen]) must check first.
+// truncated to 24 bits; callers that convert must keep to [MaxEncodedVlen]
+// and check first.
 func Info(k Kind, kindFlag bool, vlen int) uint32 {
 	w := uint32(k)<<infoKindShift | uint32(vlen)&infoVlenMask
 	if kindFlag {
@@ -127,7 +128,7 @@ func Info(k Kind, kindFlag bool, vlen int) uint32 {
 }
 
 // InfoKind extracts the kind from an info word.
-func InfoKind(info uint32) Kind { return Kind(info >> infoKindShift & infoKindMask) }
+func InfoKind(info uint32) Kind { return Kind(info >> infoKindShift & KindMask) }
 
 // InfoVlen extracts vlen from an info word.
 func InfoVlen(info uint32) int { return int(info & infoVlenMask) }

@@ -89,11 +89,11 @@ func structLike(k btf.Kind) bool {
 	return k == btf.KindStruct || k == btf.KindUnion || k == btf.KindTypedef
 }
 
-// kindClasses gives, for each 7-bit kind (the info word's kind field),
-// classStruct for the struct-like kinds and classPrim for those the
-// primitive pass looks at. It is indexed with the kind masked to 7 bits,
-// which holds every kind and lets the compiler drop the bounds check.
-var kindClasses = func() (cl [128]uint8) {
+// kindClasses gives, for each kind the info word can hold, classStruct for
+// the struct-like kinds and classPrim for those the primitive pass looks
+// at. It is indexed with the kind masked by btf.KindMask, which keeps every
+// kind and lets the compiler drop the bounds check.
+var kindClasses = func() (cl [btf.KindMask + 1]uint8) {
 	for k := range cl {
 		switch {
 		case structLike(btf.Kind(k)):
@@ -158,7 +158,7 @@ func (d *deduper) setupOwn(workers int) error {
 				k := d.initOwn(i)
 				// No branch: the kinds come in no order a
 				// predictor could follow.
-				cl := kindClasses[k&127]
+				cl := kindClasses[k&btf.KindMask]
 				sw |= uint64(cl&classStruct) << (i - w)
 				pw |= uint64(cl&classPrim>>1) << (i - w)
 			}

@@ -280,7 +280,7 @@ func (st *Stream) advance(p part) {
 	prims, structs := st.prims[:0], st.structs[:0]
 	for i := lo; i < n; i++ {
 		id := d.firstID + uint32(i)
-		switch kindClasses[d.initOwn(i)&127] {
+		switch kindClasses[d.initOwn(i)&btf.KindMask] {
 		case classStruct:
 			structs = append(structs, id)
 		case classPrim:
