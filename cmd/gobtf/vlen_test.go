@@ -78,14 +78,7 @@ func TestVlenLimits(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("exit status %d: %s", r.code, r.stderr)
 			}
-			blob, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := btf.Parse(blob, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := parseBTFFile(t, out, nil)
 			var vlens []int
 			for id := btf.TypeID(1); int(id) <= s.NumTypes(); id++ {
 				if typ := s.Type(id); typ.Kind() == tc.kind {
