@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/cdump"
 	"github.com/gobtf/gobtf/internal/elfio"
 )
 
@@ -16,9 +17,9 @@ func init() { subcommands = append(subcommands, newDumpCmd) }
 // newDumpCmd builds "gobtf dump", which prints BTF like
 // "bpftool [-B BASE] btf dump file FILE".
 func newDumpCmd() *cobra.Command {
-	var base string
+	var base, format string
 	cmd := &cobra.Command{
-		Use:   "dump [--base FILE] FILE",
+		Use:   "dump [--base FILE] [--format raw|c] FILE",
 		Short: "Print every BTF type, in the format of bpftool btf dump file",
 		Long: `dump prints every type of the BTF in FILE (raw BTF, or an ELF file with a .BTF
 section), one per line with its members, values or parameters on indented
@@ -32,13 +33,18 @@ is read on /sys/kernel/btf/vmlinux unless --base is given.
 An ELF FILE with a .BTF.base section (an out-of-tree module built with the
 distilled_base feature) is read as libbpf 1.5 and later read it: its .BTF on
 that distilled base, or, with --base, relocated onto BASE as the kernel does
-when it loads the module.`,
+when it loads the module.
+
+With --format c, dump prints the types as a C header instead (every type,
+a split file's base types too), byte for byte as
+"bpftool btf dump file FILE format c" does: the vmlinux.h of BPF programs.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runDump(cmd, base, args[0])
+			return runDump(cmd, base, format, args[0])
 		},
 	}
 	cmd.Flags().StringVarP(&base, "base", "B", "", "read FILE as split BTF on top of the base BTF in `BASE` (raw or ELF)")
+	cmd.Flags().StringVar(&format, "format", "raw", "output `FORMAT`: raw (bpftool's text dump) or c (a C header)")
 	return cmd
 }
 
@@ -51,7 +57,10 @@ const (
 // runDump loads the (base and) BTF file and writes its dump to the command's
 // output. Like bpftool, it reads a module's file under /sys/kernel/btf on the
 // running kernel's vmlinux BTF when no base is given.
-func runDump(cmd *cobra.Command, basePath, path string) error {
+func runDump(cmd *cobra.Command, basePath, format, path string) error {
+	if format != "raw" && format != "c" {
+		return fmt.Errorf("unknown --format %q (want raw or c)", format)
+	}
 	if basePath == "" && strings.HasPrefix(path, sysfsBTFDir) && path != sysfsVmlinuxBTF {
 		basePath = sysfsVmlinuxBTF
 	}
@@ -65,6 +74,9 @@ func runDump(cmd *cobra.Command, basePath, path string) error {
 	spec, err := loadDumpSpec(path, base)
 	if err != nil {
 		return err
+	}
+	if format == "c" {
+		return cdump.Write(cmd.OutOrStdout(), spec)
 	}
 	w := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
 	if err := spec.Dump(w); err != nil {

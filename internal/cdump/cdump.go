@@ -1,0 +1,197 @@
+// Package cdump prints BTF as a C header, the vmlinux.h that
+// "bpftool btf dump file FILE format c" writes.
+//
+// The output follows Debian's bpftool 7.1 byte for byte (bpftool
+// 7.1.0+6.1, built with the Linux 6.1 stable tree's libbpf: libbpf 1.1's
+// btf_dump without its enum mode attributes, with the later "(void)" for
+// prototypes without parameters): the
+// header guard and the preserve_access_index pragma around every type of the
+// Spec (base types included for a split Spec), each named type defined once,
+// after the types it holds by value, with forward declarations where only a
+// pointer needs a type early, anonymous types written inline, duplicate names
+// given "___N" suffixes, and struct layouts (bitfields, padding members,
+// packed structs) reconstructed from offsets the way libbpf's btf_dump does.
+//
+// The work is three walks per type, in ID order: a topological ordering that
+// queues the named types a type depends on (order.go), the emission of each
+// queued type and the forward declarations it needs (emit.go), and the C
+// declarator of every member, parameter and typedef (decl.go). Sizes and
+// alignments come from layout.go and unique names from names.go.
+package cdump
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/gobtf/gobtf/internal/btf"
+)
+
+// Header and footer bpftool writes around the types.
+const (
+	fileHeader = "#ifndef __VMLINUX_H__\n#define __VMLINUX_H__\n\n" +
+		"#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n" +
+		"#pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)\n" +
+		"#endif\n\n"
+	fileFooter = "#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n#pragma clang attribute pop\n#endif\n\n" +
+		"#endif /* __VMLINUX_H__ */\n"
+)
+
+// flushAt is how many bytes of output are gathered before they are written.
+const flushAt = 64 << 10
+
+// errBudget reports input whose header would be out of all proportion to its
+// size (types that fan out exponentially, or a struct of gigabytes of padding).
+var errBudget = errors.New("cdump: output out of proportion to the BTF (pathological type graph)")
+
+// Write prints every type of s (a split Spec's base types too, as bpftool
+// does) as a C header to w.
+//
+// It returns an error, and may have written part of the header, when the
+// types cannot be ordered: a struct that holds itself by value (libbpf's
+// "unsatisfiable type cycle"), a loop of pointers, typedefs or modifiers that
+// no struct breaks, or a reference to a type that does not exist.
+func Write(w io.Writer, s *btf.Spec) error {
+	p, err := newPrinter(w, s)
+	if err != nil {
+		return err
+	}
+	p.buf = append(p.buf, fileHeader...)
+	for id := btf.TypeID(1); id <= p.last; id++ {
+		if err := p.dumpType(id); err != nil {
+			p.flush()
+			return err
+		}
+		if len(p.buf) >= flushAt {
+			if err := p.flush(); err != nil {
+				return err
+			}
+		}
+	}
+	p.buf = append(p.buf, fileFooter...)
+	return p.flush()
+}
+
+// typeState is libbpf's per-type bookkeeping: where the type is in the
+// ordering walk and in the emission, whether its forward declaration is out,
+// and whether any type refers to it.
+type typeState struct {
+	order      uint8
+	emit       uint8
+	fwdEmitted bool
+	referenced bool
+}
+
+// Ordering and emission states.
+const (
+	notOrdered uint8 = iota
+	ordering
+	ordered
+)
+
+const (
+	notEmitted uint8 = iota
+	emitting
+	emitted
+)
+
+// printer holds one header's state. Output is appended to buf; err is sticky
+// and stops the walks once set.
+type printer struct {
+	s     *btf.Spec
+	w     io.Writer
+	types []btf.Type // by ID; types[0] is void (nil)
+	last  btf.TypeID
+	ptrSz int
+
+	states []typeState
+	queue  []btf.TypeID // named types to emit for the current root
+	stack  []btf.TypeID // declarator chains (decl.go)
+
+	names         // names.go
+	align []int32 // alignOf's memo: alignment+1, 0 while unknown
+
+	budget int // steps left before errBudget
+	buf    []byte
+	werr   error
+	err    error
+}
+
+func newPrinter(w io.Writer, s *btf.Spec) (*printer, error) {
+	last := s.TypeCount()
+	p := &printer{
+		s:      s,
+		w:      w,
+		last:   last,
+		types:  make([]btf.Type, last+1),
+		states: make([]typeState, last+1),
+		align:  make([]int32, last+1),
+		buf:    make([]byte, 0, flushAt+4096),
+	}
+	words := 0
+	for id := btf.TypeID(1); id <= last; id++ {
+		t := s.Type(id)
+		p.types[id] = t
+		words += len(t)
+	}
+	p.budget = 1<<22 + 64*words
+	p.names.init(s, int(last)+1)
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	p.ptrSz = pointerSize(p)
+	p.states[0] = typeState{order: ordered, emit: emitted}
+	p.markReferenced()
+	return p, nil
+}
+
+// flush writes out the gathered output.
+func (p *printer) flush() error {
+	if p.werr == nil && len(p.buf) > 0 {
+		if _, err := p.w.Write(p.buf); err != nil {
+			p.werr = fmt.Errorf("cdump: writing header: %w", err)
+		}
+	}
+	p.buf = p.buf[:0]
+	return p.werr
+}
+
+// step spends one unit of the budget and reports whether the walk may go on.
+func (p *printer) step() bool {
+	if p.err != nil {
+		return false
+	}
+	p.budget--
+	if p.budget < 0 {
+		p.err = errBudget
+		return false
+	}
+	return true
+}
+
+// dumpType orders the types root needs and emits those not emitted yet.
+func (p *printer) dumpType(root btf.TypeID) error {
+	p.queue = p.queue[:0]
+	if _, err := p.orderType(root, false); err != nil {
+		return err
+	}
+	for _, id := range p.queue {
+		p.emitType(id, 0)
+		if p.err != nil {
+			return p.err
+		}
+	}
+	return p.err
+}
+
+// kind returns the kind of type id (KindUnknown for void).
+func (p *printer) kind(id btf.TypeID) btf.Kind { return p.types[id].Kind() }
+
+// name returns the raw name of a type, member, parameter or enum value.
+func (p *printer) str(off uint32) string {
+	s, ok := p.s.Strings().Lookup(off)
+	if !ok {
+		return "(null)"
+	}
+	return s
+}
