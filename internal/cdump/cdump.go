@@ -100,7 +100,6 @@ const (
 type printer struct {
 	s     *btf.Spec
 	w     io.Writer
-	types []btf.Type // by ID; types[0] is void (nil)
 	last  btf.TypeID
 	ptrSz int
 
@@ -123,25 +122,20 @@ func newPrinter(w io.Writer, s *btf.Spec) (*printer, error) {
 		s:      s,
 		w:      w,
 		last:   last,
-		types:  make([]btf.Type, last+1),
 		states: make([]typeState, last+1),
 		align:  make([]int32, last+1),
 		buf:    make([]byte, 0, flushAt+4096),
 	}
 	words := 0
-	for id := btf.TypeID(1); id <= last; id++ {
-		t := s.Type(id)
-		p.types[id] = t
-		words += len(t)
+	for b := s; b != nil; b = b.Base() {
+		words += len(b.Words())
 	}
 	p.budget = 1<<22 + 64*words
-	p.names.init(s, int(last)+1)
-	if err := p.check(); err != nil {
+	if err := p.markReferenced(); err != nil {
 		return nil, err
 	}
 	p.ptrSz = pointerSize(p)
 	p.states[0] = typeState{order: ordered, emit: emitted}
-	p.markReferenced()
 	return p, nil
 }
 
@@ -172,11 +166,11 @@ func (p *printer) step() bool {
 // dumpType orders the types root needs and emits those not emitted yet.
 func (p *printer) dumpType(root btf.TypeID) error {
 	p.queue = p.queue[:0]
-	if _, err := p.orderType(root, false); err != nil {
+	if _, err := p.orderType(root, false, 0); err != nil {
 		return err
 	}
 	for _, id := range p.queue {
-		p.emitType(id, 0)
+		p.emitType(id, 0, 0)
 		if p.err != nil {
 			return p.err
 		}
@@ -184,8 +178,11 @@ func (p *printer) dumpType(root btf.TypeID) error {
 	return p.err
 }
 
+// typ returns type id (nil for void).
+func (p *printer) typ(id btf.TypeID) btf.Type { return p.s.Type(id) }
+
 // kind returns the kind of type id (KindUnknown for void).
-func (p *printer) kind(id btf.TypeID) btf.Kind { return p.types[id].Kind() }
+func (p *printer) kind(id btf.TypeID) btf.Kind { return p.typ(id).Kind() }
 
 // name returns the raw name of a type, member, parameter or enum value.
 func (p *printer) str(off uint32) string {

@@ -23,11 +23,15 @@ func (p *printer) top(ds *declStack) btf.TypeID { return p.stack[ds.start+ds.cnt
 func (p *printer) emitTypeDecl(id btf.TypeID, name string, lvl int) {
 	start := len(p.stack)
 	for {
+		if len(p.stack)-start > int(p.last) {
+			p.err = loopErr(id, p.kind(id))
+			break
+		}
 		p.stack = append(p.stack, id)
 		if id == 0 {
 			break
 		}
-		t := p.types[id]
+		t := p.typ(id)
 		switch t.Kind() {
 		case btf.KindPtr, btf.KindVolatile, btf.KindConst, btf.KindRestrict,
 			btf.KindFuncProto, btf.KindTypeTag:
@@ -98,7 +102,7 @@ func (p *printer) emitChain(ds *declStack, name string, lvl int) {
 			lastWasPtr = false
 			continue
 		}
-		t := p.types[id]
+		t := p.typ(id)
 		k := t.Kind()
 		switch k {
 		case btf.KindInt, btf.KindFloat:

@@ -20,14 +20,20 @@ func indent(lvl int) string {
 // named struct gets a forward declaration, anonymous ones are written
 // inline by the container's definition. A struct or typedef met again while
 // it is being emitted gets a forward declaration (a struct) or its
-// definition early (a typedef), which is what breaks legal cycles.
-func (p *printer) emitType(id btf.TypeID, contID btf.TypeID) {
+// definition early (a typedef), which is what breaks legal cycles. chain
+// counts links since the last struct, as in orderType.
+func (p *printer) emitType(id btf.TypeID, contID btf.TypeID, chain int) {
 	st := &p.states[id]
 	if st.emit == emitted || !p.step() {
 		return
 	}
-	t := p.types[id]
+	t := p.typ(id)
 	k := t.Kind()
+	if chain > int(p.last) {
+		p.err = loopErr(id, k)
+		return
+	}
+	chain++
 	if st.emit == emitting {
 		if st.fwdEmitted {
 			return
@@ -60,17 +66,17 @@ func (p *printer) emitType(id btf.TypeID, contID btf.TypeID) {
 		}
 		st.emit = emitted
 	case btf.KindPtr, btf.KindVolatile, btf.KindConst, btf.KindRestrict, btf.KindTypeTag:
-		p.emitType(t.Ref(), contID)
+		p.emitType(t.Ref(), contID, chain)
 	case btf.KindArray:
 		elem, _, _ := t.Array()
-		p.emitType(elem, contID)
+		p.emitType(elem, contID, chain)
 	case btf.KindFwd:
 		p.emitFwdDef(id, t)
 		p.buf = append(p.buf, ";\n\n"...)
 		st.emit = emitted
 	case btf.KindTypedef:
 		st.emit = emitting
-		p.emitType(t.Ref(), id)
+		p.emitType(t.Ref(), id, chain)
 		if !st.fwdEmitted && !p.isVaList(t) {
 			p.emitTypedefDef(id, t, 0)
 			p.buf = append(p.buf, ";\n\n"...)
@@ -79,10 +85,10 @@ func (p *printer) emitType(id btf.TypeID, contID btf.TypeID) {
 	case btf.KindStruct, btf.KindUnion:
 		p.emitComposite(id, t, contID)
 	case btf.KindFuncProto:
-		p.emitType(t.Ref(), contID)
+		p.emitType(t.Ref(), contID, chain)
 		for i := range t.Vlen() {
 			_, typ := t.Param(i)
-			p.emitType(typ, contID)
+			p.emitType(typ, contID, chain)
 		}
 	}
 }
@@ -98,7 +104,7 @@ func (p *printer) emitComposite(id btf.TypeID, t btf.Type, contID btf.TypeID) {
 			inner = contID
 		}
 		for i := range t.Vlen() {
-			p.emitType(t.Member(i).Type, inner)
+			p.emitType(t.Member(i).Type, inner, 0)
 		}
 	} else if !st.fwdEmitted && id != contID {
 		p.emitStructFwd(id, t)

@@ -10,7 +10,7 @@ import (
 // the first 4- or 8-byte INT named like a C long, or 8 when there is none.
 func pointerSize(p *printer) int {
 	for id := btf.TypeID(1); id <= p.last; id++ {
-		t := p.types[id]
+		t := p.typ(id)
 		if t.Kind() != btf.KindInt || t.Size() != 4 && t.Size() != 8 {
 			continue
 		}
@@ -30,12 +30,19 @@ func pointerSize(p *printer) int {
 // alignment or the size is not a multiple of it (the type must be packed).
 // Kinds with no alignment (void, functions) give 0. Results are memoized; a
 // struct met again while its alignment is computed (a by-value cycle, which
-// ordering rejects before any alignment is asked for) counts as 1.
-func (p *printer) alignOf(id btf.TypeID) int {
+// ordering rejects before any alignment is asked for) counts as 1, and so
+// does a chain of typedefs, modifiers and arrays longer than there are types
+// (a loop ordering rejects too).
+func (p *printer) alignOf(id btf.TypeID) int { return p.alignChain(id, 0) }
+
+func (p *printer) alignChain(id btf.TypeID, chain int) int {
 	if a := p.align[id]; a != 0 {
 		return int(a - 1)
 	}
-	t := p.types[id]
+	if chain > int(p.last) {
+		return 1
+	}
+	t := p.typ(id)
 	var a int
 	switch t.Kind() {
 	case btf.KindInt, btf.KindEnum, btf.KindEnum64, btf.KindFloat:
@@ -43,10 +50,10 @@ func (p *printer) alignOf(id btf.TypeID) int {
 	case btf.KindPtr:
 		a = p.ptrSz
 	case btf.KindTypedef, btf.KindVolatile, btf.KindConst, btf.KindRestrict, btf.KindTypeTag:
-		a = p.alignOf(t.Ref())
+		a = p.alignChain(t.Ref(), chain+1)
 	case btf.KindArray:
 		elem, _, _ := t.Array()
-		a = p.alignOf(elem)
+		a = p.alignChain(elem, chain+1)
 	case btf.KindStruct, btf.KindUnion:
 		p.align[id] = 2 // in progress: 1
 		a = p.compositeAlign(t)
@@ -101,7 +108,7 @@ const maxResolveDepth = 32
 func (p *printer) resolveSize(id btf.TypeID) int64 {
 	nelems := uint64(1)
 	size := int64(-1)
-	t := p.types[id]
+	t := p.typ(id)
 loop:
 	for i := 0; i < maxResolveDepth && t != nil && t.Kind() != btf.KindFwd; i++ {
 		switch t.Kind() {
@@ -125,7 +132,7 @@ loop:
 		default:
 			return -1
 		}
-		t = p.types[id]
+		t = p.typ(id)
 	}
 	if size < 0 {
 		return -1

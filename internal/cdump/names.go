@@ -18,9 +18,10 @@ type names struct {
 	dup          []uint32          // by type ID: 0 unresolved, else its number
 }
 
-func (n *names) init(s *btf.Spec, count int) {
-	n.tags = make(map[string]uint32, count/4)
-	n.idents = make(map[string]uint32, count/4)
+// init sizes the name spaces for up to tags and idents names and count IDs.
+func (n *names) init(tags, idents, count int) {
+	n.tags = make(map[string]uint32, tags)
+	n.idents = make(map[string]uint32, idents)
 	n.dup = make([]uint32, count)
 }
 
@@ -43,18 +44,18 @@ func (p *printer) appendIdentName(dst []byte, id btf.TypeID) []byte {
 
 // resolveTypeName fixes id's tag name number without printing it.
 func (p *printer) resolveTypeName(id btf.TypeID) string {
-	if p.types[id].NameOff() == 0 {
+	if p.typ(id).NameOff() == 0 {
 		return ""
 	}
 	p.resolve(id, p.tags)
-	return p.str(p.types[id].NameOff())
+	return p.str(p.typ(id).NameOff())
 }
 
 func (p *printer) resolve(id btf.TypeID, m map[string]uint32) uint32 {
 	if d := p.dup[id]; d != 0 {
 		return d
 	}
-	t := p.types[id]
+	t := p.typ(id)
 	d := uint32(1)
 	if !(t.Kind() == btf.KindFwd || t.Kind() == btf.KindEnum && t.Vlen() == 0) {
 		d = count(m, p.str(t.NameOff()))
@@ -67,7 +68,7 @@ func (p *printer) resolve(id btf.TypeID, m map[string]uint32) uint32 {
 const maxRenamed = 255
 
 func (p *printer) appendResolved(dst []byte, id btf.TypeID, m map[string]uint32) []byte {
-	t := p.types[id]
+	t := p.typ(id)
 	if t.NameOff() == 0 {
 		return dst
 	}

@@ -6,110 +6,89 @@ import (
 	"github.com/gobtf/gobtf/internal/btf"
 )
 
-// check rejects what libbpf refuses to load or could not walk: a type of an
-// unknown kind, a reference past the last type, and a loop of pointers,
-// arrays, typedefs, modifiers or function prototypes that passes through no
-// struct or union (only a struct or union, reached through a pointer, can
-// legally close a loop; the ordering walk handles those).
-func (p *printer) check() error {
+// markReferenced flags every type some other type refers to (an anonymous
+// enum nobody refers to is emitted on its own, a referenced one only
+// inline), and rejects what libbpf refuses to load: a type of an unknown
+// kind or a reference past the last type.
+//
+// It also counts the names of each name space, for names.init.
+func (p *printer) markReferenced() error {
+	tags, idents := 0, 0
 	for id := btf.TypeID(1); id <= p.last; id++ {
-		t := p.types[id]
-		if k := t.Kind(); k == btf.KindUnknown || k > btf.MaxKind {
+		t := p.typ(id)
+		k := t.Kind()
+		switch k {
+		case btf.KindStruct, btf.KindUnion:
+			tags++
+		case btf.KindTypedef:
+			idents++
+		case btf.KindInt:
+			tags++
+			continue
+		case btf.KindEnum, btf.KindEnum64:
+			tags++
+			idents += t.Vlen()
+			continue
+		case btf.KindFwd, btf.KindFloat:
+			continue
+		case btf.KindUnknown:
 			return fmt.Errorf("cdump: type [%d]: unknown kind %d", id, k)
 		}
-		var bad btf.TypeID
-		t.ForEachTypeRef(func(r *uint32) {
-			if *r > p.last && bad == 0 {
-				bad = *r
-			}
-		})
-		if bad != 0 {
-			return fmt.Errorf("cdump: type [%d] %s: refers to type %d, past the last type %d", id, t.Kind(), bad, p.last)
+		if k > btf.MaxKind {
+			return fmt.Errorf("cdump: type [%d]: unknown kind %d", id, k)
+		}
+		if bad := p.markRefs(t); bad != 0 {
+			return fmt.Errorf("cdump: type [%d] %s: refers to type %d, past the last type %d", id, k, bad, p.last)
 		}
 	}
-	return p.checkLoops()
-}
-
-// chained reports whether the walks follow type t's references without a
-// state that stops them: everything but structs, unions and the leaf kinds.
-func chained(k btf.Kind) bool {
-	switch k {
-	case btf.KindPtr, btf.KindTypedef, btf.KindVolatile, btf.KindConst,
-		btf.KindRestrict, btf.KindTypeTag, btf.KindArray, btf.KindFuncProto:
-		return true
-	}
-	return false
-}
-
-// chainRef returns reference i of a chained type (the pointee, element,
-// return type, then parameters) and false past the last.
-func chainRef(t btf.Type, i int) (btf.TypeID, bool) {
-	switch t.Kind() {
-	case btf.KindArray:
-		elem, _, _ := t.Array()
-		return elem, i == 0
-	case btf.KindFuncProto:
-		if i == 0 {
-			return t.Ref(), true
-		}
-		if i-1 < t.Vlen() {
-			_, typ := t.Param(i - 1)
-			return typ, true
-		}
-		return 0, false
-	}
-	return t.Ref(), i == 0
-}
-
-// checkLoops finds a loop among chained types by an iterative depth-first
-// search (grey = on the current path).
-func (p *printer) checkLoops() error {
-	const white, grey, black = 0, 1, 2
-	color := make([]uint8, p.last+1)
-	type frame struct {
-		id   btf.TypeID
-		next int
-	}
-	var path []frame
-	for root := btf.TypeID(1); root <= p.last; root++ {
-		if color[root] != white || !chained(p.kind(root)) {
-			continue
-		}
-		color[root] = grey
-		path = append(path[:0], frame{root, 0})
-		for len(path) > 0 {
-			f := &path[len(path)-1]
-			ref, ok := chainRef(p.types[f.id], f.next)
-			if !ok {
-				color[f.id] = black
-				path = path[:len(path)-1]
-				continue
-			}
-			f.next++
-			if !chained(p.kind(ref)) || color[ref] == black {
-				continue
-			}
-			if color[ref] == grey {
-				return fmt.Errorf("cdump: type [%d] %s: reference loop through no struct or union", ref, p.kind(ref))
-			}
-			color[ref] = grey
-			path = append(path, frame{ref, 0})
-		}
-	}
+	p.names.init(tags, idents, int(p.last)+1)
 	return nil
 }
 
-// markReferenced flags every type some other type refers to: an anonymous
-// enum nobody refers to is emitted on its own, a referenced one only inline.
-func (p *printer) markReferenced() {
-	for id := btf.TypeID(1); id <= p.last; id++ {
-		t := p.types[id]
-		switch t.Kind() {
-		case btf.KindInt, btf.KindEnum, btf.KindEnum64, btf.KindFwd, btf.KindFloat:
-		default:
-			t.ForEachTypeRef(func(r *uint32) { p.states[*r].referenced = true })
+// markRefs flags the types t refers to and returns a reference past the
+// last type, or 0.
+func (p *printer) markRefs(t btf.Type) btf.TypeID {
+	var bad btf.TypeID
+	mark := func(r btf.TypeID) {
+		if r > p.last {
+			bad = r
+		} else {
+			p.states[r].referenced = true
 		}
 	}
+	switch t.Kind() {
+	case btf.KindArray:
+		elem, index, _ := t.Array()
+		mark(elem)
+		mark(index)
+	case btf.KindStruct, btf.KindUnion:
+		for i := range t.Vlen() {
+			mark(t.Member(i).Type)
+		}
+	case btf.KindFuncProto:
+		mark(t.Ref())
+		for i := range t.Vlen() {
+			_, typ := t.Param(i)
+			mark(typ)
+		}
+	case btf.KindDatasec:
+		for i := range t.Vlen() {
+			typ, _, _ := t.SecInfo(i)
+			mark(typ)
+		}
+	default:
+		mark(t.Ref())
+	}
+	return bad
+}
+
+// loopErr reports a loop that passes through no struct or union: a pointer,
+// typedef, modifier, array or prototype chain longer than there are types.
+// Only a struct or union reached through a pointer can legally close a loop,
+// so every walk counts the links it follows since the last struct (chain)
+// and stops when the count exceeds the number of types.
+func loopErr(id btf.TypeID, k btf.Kind) error {
+	return fmt.Errorf("cdump: type [%d] %s: reference loop through no struct or union", id, k)
 }
 
 // orderType is libbpf's topological walk. It appends to the queue every named
@@ -122,9 +101,9 @@ func (p *printer) markReferenced() {
 // before use even behind a pointer, because it names a definition that got
 // queued) and 0 otherwise. A struct met again while its members are being
 // ordered, other than behind a pointer by name, is an unsatisfiable cycle.
-// Structs and unions are marked while in progress, and check has ruled out
-// loops through other kinds, so the walk ends.
-func (p *printer) orderType(id btf.TypeID, throughPtr bool) (int, error) {
+// Structs and unions are marked while in progress, and chain (see loopErr)
+// stops loops through other kinds, so the walk ends.
+func (p *printer) orderType(id btf.TypeID, throughPtr bool, chain int) (int, error) {
 	st := &p.states[id]
 	if st.order == ordered {
 		return 1, nil
@@ -132,8 +111,12 @@ func (p *printer) orderType(id btf.TypeID, throughPtr bool) (int, error) {
 	if !p.step() {
 		return 0, p.err
 	}
-	t := p.types[id]
+	t := p.typ(id)
 	k := t.Kind()
+	if chain > int(p.last) {
+		return 0, loopErr(id, k)
+	}
+	chain++
 	if st.order == ordering {
 		if (k == btf.KindStruct || k == btf.KindUnion) && throughPtr && t.NameOff() != 0 {
 			return 0, nil
@@ -145,19 +128,19 @@ func (p *printer) orderType(id btf.TypeID, throughPtr bool) (int, error) {
 		st.order = ordered
 		return 0, nil
 	case btf.KindPtr:
-		r, err := p.orderType(t.Ref(), true)
+		r, err := p.orderType(t.Ref(), true, chain)
 		p.states[id].order = ordered
 		return r, err
 	case btf.KindArray:
 		elem, _, _ := t.Array()
-		return p.orderType(elem, false)
+		return p.orderType(elem, false, chain)
 	case btf.KindStruct, btf.KindUnion:
 		if throughPtr && t.NameOff() != 0 {
 			return 0, nil
 		}
 		st.order = ordering
 		for i := range t.Vlen() {
-			if _, err := p.orderType(t.Member(i).Type, false); err != nil {
+			if _, err := p.orderType(t.Member(i).Type, false, 0); err != nil {
 				return 0, err
 			}
 		}
@@ -173,7 +156,7 @@ func (p *printer) orderType(id btf.TypeID, throughPtr bool) (int, error) {
 		st.order = ordered
 		return 1, nil
 	case btf.KindTypedef:
-		strong, err := p.orderType(t.Ref(), throughPtr)
+		strong, err := p.orderType(t.Ref(), throughPtr, chain)
 		if err != nil {
 			return 0, err
 		}
@@ -184,15 +167,15 @@ func (p *printer) orderType(id btf.TypeID, throughPtr bool) (int, error) {
 		p.states[id].order = ordered
 		return 1, nil
 	case btf.KindVolatile, btf.KindConst, btf.KindRestrict, btf.KindTypeTag:
-		return p.orderType(t.Ref(), throughPtr)
+		return p.orderType(t.Ref(), throughPtr, chain)
 	case btf.KindFuncProto:
-		strong, err := p.orderType(t.Ref(), throughPtr)
+		strong, err := p.orderType(t.Ref(), throughPtr, chain)
 		if err != nil {
 			return 0, err
 		}
 		for i := range t.Vlen() {
 			_, typ := t.Param(i)
-			r, err := p.orderType(typ, throughPtr)
+			r, err := p.orderType(typ, throughPtr, chain)
 			if err != nil {
 				return 0, err
 			}
