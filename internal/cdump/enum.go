@@ -42,7 +42,7 @@ func (p *printer) emitEnumDef(id btf.TypeID, t btf.Type, lvl int) {
 		p.buf = append(p.buf, '\n')
 		p.buf = append(p.buf, indent(lvl+1)...)
 		p.buf = append(p.buf, name...)
-		if d := count(p.idents, name); d > 1 {
+		if d := p.idents.count(nameOff); d > 1 {
 			p.buf = append(p.buf, "___"...)
 			p.buf = strconv.AppendUint(p.buf, uint64(d), 10)
 		}

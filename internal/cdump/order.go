@@ -41,7 +41,7 @@ func (p *printer) markReferenced() error {
 			return fmt.Errorf("cdump: type [%d] %s: refers to type %d, past the last type %d", id, k, bad, p.last)
 		}
 	}
-	p.names.init(tags, idents, int(p.last)+1)
+	p.names.init(p.s.Strings(), tags, idents, int(p.last)+1)
 	return nil
 }
 
