@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -60,6 +61,11 @@ const (
 func runDump(cmd *cobra.Command, basePath, format, path string) error {
 	if format != "raw" && format != "c" {
 		return fmt.Errorf("unknown --format %q (want raw or c)", format)
+	}
+	if format == "c" {
+		// The header's whole working set is a few times the BTF's size and
+		// lives to the end: collecting garbage would only cost time.
+		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	}
 	if basePath == "" && strings.HasPrefix(path, sysfsBTFDir) && path != sysfsVmlinuxBTF {
 		basePath = sysfsVmlinuxBTF
