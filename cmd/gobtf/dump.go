@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gobtf/gobtf/internal/btf"
-	"github.com/gobtf/gobtf/internal/cdump"
 	"github.com/gobtf/gobtf/internal/elfio"
 )
 
@@ -19,6 +18,7 @@ func init() { subcommands = append(subcommands, newDumpCmd) }
 // "bpftool [-B BASE] btf dump file FILE".
 func newDumpCmd() *cobra.Command {
 	var base, format string
+	var cf *cFlags
 	cmd := &cobra.Command{
 		Use:   "dump [--base FILE] [--format raw|c] FILE",
 		Short: "Print every BTF type, in the format of bpftool btf dump file",
@@ -38,14 +38,18 @@ when it loads the module.
 
 With --format c, dump prints the types as a C header instead (every type,
 a split file's base types too), byte for byte as
-"bpftool btf dump file FILE format c" does: the vmlinux.h of BPF programs.`,
+"bpftool btf dump file FILE format c" does: the vmlinux.h of BPF programs.
+The header is Debian's bpftool 7.1's; --bpftool 7.6 prints bpftool 7.6's
+(types sorted, kfunc prototypes), with --unsorted and --root_id as
+bpftool's "unsorted" and "root_id".`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runDump(cmd, base, format, args[0])
+			return runDump(cmd, base, format, args[0], cf)
 		},
 	}
 	cmd.Flags().StringVarP(&base, "base", "B", "", "read FILE as split BTF on top of the base BTF in `BASE` (raw or ELF)")
 	cmd.Flags().StringVar(&format, "format", "raw", "output `FORMAT`: raw (bpftool's text dump) or c (a C header)")
+	cf = addCFlags(cmd)
 	return cmd
 }
 
@@ -58,7 +62,7 @@ const (
 // runDump loads the (base and) BTF file and writes its dump to the command's
 // output. Like bpftool, it reads a module's file under /sys/kernel/btf on the
 // running kernel's vmlinux BTF when no base is given.
-func runDump(cmd *cobra.Command, basePath, format, path string) error {
+func runDump(cmd *cobra.Command, basePath, format, path string, cf *cFlags) error {
 	if format != "raw" && format != "c" {
 		return fmt.Errorf("unknown --format %q (want raw or c)", format)
 	}
@@ -82,7 +86,7 @@ func runDump(cmd *cobra.Command, basePath, format, path string) error {
 		return err
 	}
 	if format == "c" {
-		return cdump.Write(cmd.OutOrStdout(), spec)
+		return writeC(cmd.OutOrStdout(), spec, cf)
 	}
 	w := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
 	if err := spec.Dump(w); err != nil {

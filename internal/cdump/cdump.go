@@ -45,31 +45,88 @@ const flushAt = 64 << 10
 var errBudget = errors.New("cdump: output out of proportion to the BTF (pathological type graph)")
 
 // Write prints every type of s (a split Spec's base types too, as bpftool
-// does) as a C header to w.
+// does) as a C header to w, as Debian's bpftool 7.1 does.
 //
 // It returns an error, and may have written part of the header, when the
 // types cannot be ordered: a struct that holds itself by value (libbpf's
 // "unsatisfiable type cycle"), a loop of pointers, typedefs or modifiers that
 // no struct breaks, or a reference to a type that does not exist.
-func Write(w io.Writer, s *btf.Spec) error {
+func Write(w io.Writer, s *btf.Spec) error { return WriteOptions(w, s, Options{}) }
+
+// Options select the bpftool release whose header WriteOptions reproduces
+// and, for bpftool 7.6, its "format c" options.
+type Options struct {
+	// Bpftool76 prints as bpftool 7.6 (libbpf 1.6) does: its kfunc macros
+	// and "BPF kfuncs" block of extern prototypes, enums of one or eight
+	// bytes with mode attributes, type tags with kind_flag as plain
+	// attributes, and the types sorted (see Unsorted). The zero Options
+	// print as Debian's bpftool 7.1.
+	Bpftool76 bool
+	// Unsorted keeps bpftool 7.6's types in ID order ("format c
+	// unsorted").
+	Unsorted bool
+	// RootIDs, when not empty, limits the header to these types and those
+	// they need, in this order ("root_id ID", repeated), without the kfunc
+	// block.
+	RootIDs []btf.TypeID
+}
+
+// WriteOptions is Write for the bpftool release and options opts selects.
+func WriteOptions(w io.Writer, s *btf.Spec, opts Options) error {
 	p, err := newPrinter(w, s)
 	if err != nil {
 		return err
 	}
+	p.modern = opts.Bpftool76
+	for _, id := range opts.RootIDs {
+		if id == 0 || id > p.last {
+			return fmt.Errorf("cdump: root type %d out of range 1-%d", id, p.last)
+		}
+	}
 	p.buf = append(p.buf, fileHeader...)
-	for id := btf.TypeID(1); id <= p.last; id++ {
-		if err := p.dumpType(id); err != nil {
-			p.flush()
+	if p.modern {
+		p.buf = append(p.buf, kfuncMacros...)
+	}
+	order := opts.RootIDs
+	if len(order) == 0 && p.modern && !opts.Unsorted {
+		if order, err = p.sortedOrder(); err != nil {
 			return err
 		}
-		if len(p.buf) >= flushAt {
-			if err := p.flush(); err != nil {
+	}
+	if len(order) == 0 {
+		for id := btf.TypeID(1); id <= p.last; id++ {
+			if err := p.dumpOne(id); err != nil {
+				return err
+			}
+		}
+	} else {
+		for _, id := range order {
+			if err := p.dumpOne(id); err != nil {
 				return err
 			}
 		}
 	}
+	if p.modern && len(opts.RootIDs) == 0 {
+		p.emitKfuncs()
+		if p.err != nil {
+			p.flush()
+			return p.err
+		}
+	}
 	p.buf = append(p.buf, fileFooter...)
 	return p.flush()
+}
+
+// dumpOne emits root and what it needs, flushing the output now and then.
+func (p *printer) dumpOne(root btf.TypeID) error {
+	if err := p.dumpType(root); err != nil {
+		p.flush()
+		return err
+	}
+	if len(p.buf) >= flushAt {
+		return p.flush()
+	}
+	return nil
 }
 
 // typeState is libbpf's per-type bookkeeping: where the type is in the
@@ -110,7 +167,8 @@ type printer struct {
 	names         // names.go
 	align []int32 // alignOf's memo: alignment+1, 0 while unknown
 
-	budget int // steps left before errBudget
+	modern bool // print as bpftool 7.6 (Options.Bpftool76)
+	budget int  // steps left before errBudget
 	buf    []byte
 	werr   error
 	err    error

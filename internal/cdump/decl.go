@@ -142,9 +142,15 @@ func (p *printer) emitChain(ds *declStack, name string, lvl int) {
 			p.buf = append(p.buf, " restrict"...)
 		case btf.KindTypeTag:
 			p.emitMods(ds)
-			p.buf = append(p.buf, ` __attribute__((btf_type_tag("`...)
-			p.buf = append(p.buf, p.str(t.NameOff())...)
-			p.buf = append(p.buf, `")))`...)
+			if p.modern && t.KindFlag() {
+				p.buf = append(p.buf, " __attribute__(("...)
+				p.buf = append(p.buf, p.str(t.NameOff())...)
+				p.buf = append(p.buf, "))"...)
+			} else {
+				p.buf = append(p.buf, ` __attribute__((btf_type_tag("`...)
+				p.buf = append(p.buf, p.str(t.NameOff())...)
+				p.buf = append(p.buf, `")))`...)
+			}
 		case btf.KindArray:
 			p.emitArray(ds, t, name, lvl, lastWasPtr)
 			return

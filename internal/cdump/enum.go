@@ -9,9 +9,10 @@ import (
 // emitEnumDef writes an enum with its values at nesting level lvl. Values
 // print signed or unsigned as the kind_flag says; ENUM64 values carry an LL
 // or ULL suffix. Value names share the identifier space with typedefs and
-// get "___N" suffixes there. Enums of unusual sizes get no mode(byte) or
-// mode(word) attribute: libbpf added those in 1.1.0, but Debian's bpftool
-// 7.1 is built with the Linux 6.1 tree's libbpf, which predates them.
+// get "___N" suffixes there. As bpftool 7.6 prints it, a 1-byte enum gets
+// mode(byte) and an 8-byte one mode(word) (an ENUM64 only if every value
+// fits 32 bits), so that the compiler gives it BTF's size; Debian's bpftool
+// 7.1 is built with the Linux 6.1 tree's libbpf, which predates these.
 func (p *printer) emitEnumDef(id btf.TypeID, t btf.Type, lvl int) {
 	p.buf = append(p.buf, "enum"...)
 	if t.NameOff() != 0 {
@@ -25,11 +26,13 @@ func (p *printer) emitEnumDef(id btf.TypeID, t btf.Type, lvl int) {
 	p.buf = append(p.buf, " {"...)
 	signed := t.KindFlag()
 	is64 := t.Kind() == btf.KindEnum64
+	fitsWord := true
 	for i := range vlen {
 		var nameOff uint32
 		var v uint64
 		if is64 {
 			nameOff, v = t.Enum64Value(i)
+			fitsWord = fitsWord && v>>32 == 0
 		} else {
 			var v32 uint32
 			nameOff, v32 = t.EnumValue(i)
@@ -64,6 +67,13 @@ func (p *printer) emitEnumDef(id btf.TypeID, t btf.Type, lvl int) {
 	p.buf = append(p.buf, '\n')
 	p.buf = append(p.buf, indent(lvl)...)
 	p.buf = append(p.buf, '}')
+	switch {
+	case !p.modern:
+	case t.Size() == 1:
+		p.buf = append(p.buf, " __attribute__((mode(byte)))"...)
+	case t.Size() == 8 && p.ptrSz == 8 && (!is64 || fitsWord):
+		p.buf = append(p.buf, " __attribute__((mode(word)))"...)
+	}
 }
 
 // emitEnumFwd writes "enum NAME".
