@@ -197,10 +197,47 @@ func sharedPresent() bool {
 	return err == nil
 }
 
-// TestDumpFormatFlag checks that an unknown --format is refused.
-func TestDumpFormatFlag(t *testing.T) {
-	_, code, err := runGobtfDump("dump", "--format", "json", "/nonexistent")
-	if code == 0 || err == nil || !strings.Contains(err.Error(), "--format") {
-		t.Fatalf("got exit status %d, error %v; want a --format error", code, err)
+// TestDumpFormatFlags checks that unknown values and combinations of the
+// C header's flags are refused, naming the flag.
+func TestDumpFormatFlags(t *testing.T) {
+	fixture := filepath.Join(testutil.RepoRoot(), "testdata", "cdump", "bpftool76", "kfuncs.btf")
+	tests := []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"--format", "json", fixture}, "--format"},
+		{[]string{"--format", "c", "--bpftool", "7.3", fixture}, "--bpftool"},
+		{[]string{"--format", "c", "--unsorted", fixture}, "--unsorted"},
+		{[]string{"--format", "c", "--root_id", "99999", fixture}, "root type"},
+	}
+	for _, tc := range tests {
+		_, code, err := runGobtfDump(append([]string{"dump"}, tc.args...)...)
+		if code == 0 || err == nil || !strings.Contains(err.Error(), tc.flag) {
+			t.Errorf("%v: got exit status %d, error %v; want an error naming %s", tc.args, code, err, tc.flag)
+		}
+	}
+}
+
+// TestDumpFormatCBpftool76 checks the flags of bpftool 7.6's header against
+// its output stored under testdata/cdump/bpftool76.
+func TestDumpFormatCBpftool76(t *testing.T) {
+	dir := filepath.Join(testutil.RepoRoot(), "testdata", "cdump", "bpftool76")
+	in := filepath.Join(dir, "kfuncs.btf")
+	for _, tc := range []struct {
+		want string
+		args []string
+	}{
+		{"sorted.h", nil},
+		{"unsorted.h", []string{"--unsorted"}},
+		{"root_id.h", []string{"--root_id", "3", "--root_id", "1"}},
+	} {
+		args := append(append([]string{"dump", "--format", "c", "--bpftool", "7.6"}, tc.args...), in)
+		out, code, err := runGobtfDump(args...)
+		if code != 0 {
+			t.Fatalf("%v: exit status %d: %v", args, code, err)
+		}
+		if want := string(readFile(t, filepath.Join(dir, tc.want))); out != want {
+			t.Errorf("%v: differs from %s: %s", args, tc.want, testutil.FirstDiff(out, want))
+		}
 	}
 }

@@ -42,7 +42,8 @@ func fuzzSeed() *btf.Spec {
 	return s
 }
 
-// FuzzWrite prints mutated BTF as a header: whatever the decoder accepts
+// FuzzWrite prints mutated BTF as a header, as bpftool 7.1 and 7.6 print it
+// (the latter sorted, and from one root): whatever the decoder accepts
 // must give a header or an error, never a panic or a hang (loops of every
 // kind included).
 func FuzzWrite(f *testing.F) {
@@ -54,5 +55,7 @@ func FuzzWrite(f *testing.F) {
 			return
 		}
 		_ = cdump.Write(io.Discard, sp)
+		_ = cdump.WriteOptions(io.Discard, sp, cdump.Options{Bpftool76: true})
+		_ = cdump.WriteOptions(io.Discard, sp, cdump.Options{Bpftool76: true, RootIDs: []btf.TypeID{sp.TypeCount()}})
 	})
 }
