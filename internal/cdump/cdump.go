@@ -1,22 +1,24 @@
 // Package cdump prints BTF as a C header, the vmlinux.h that
 // "bpftool btf dump file FILE format c" writes.
 //
-// The output follows Debian's bpftool 7.1 byte for byte (bpftool
+// By default the output is Debian's bpftool 7.1's byte for byte (bpftool
 // 7.1.0+6.1, built with the Linux 6.1 stable tree's libbpf: libbpf 1.1's
 // btf_dump without its enum mode attributes, with the later "(void)" for
-// prototypes without parameters): the
-// header guard and the preserve_access_index pragma around every type of the
-// Spec (base types included for a split Spec), each named type defined once,
-// after the types it holds by value, with forward declarations where only a
-// pointer needs a type early, anonymous types written inline, duplicate names
-// given "___N" suffixes, and struct layouts (bitfields, padding members,
-// packed structs) reconstructed from offsets the way libbpf's btf_dump does.
+// prototypes without parameters): the header guard and the
+// preserve_access_index pragma around every type of the Spec (base types
+// included for a split Spec), each named type defined once, after the types
+// it holds by value, with forward declarations where only a pointer needs a
+// type early, anonymous types written inline, duplicate names given "___N"
+// suffixes, and struct layouts (bitfields, padding members, packed structs)
+// reconstructed from offsets the way libbpf's btf_dump does. [Options]
+// select bpftool 7.6's header instead (modern.go).
 //
 // The work is three walks per type, in ID order: a topological ordering that
 // queues the named types a type depends on (order.go), the emission of each
-// queued type and the forward declarations it needs (emit.go), and the C
-// declarator of every member, parameter and typedef (decl.go). Sizes and
-// alignments come from layout.go and unique names from names.go.
+// queued type and the forward declarations it needs (emit.go, enum.go,
+// pad.go), and the C declarator of every member, parameter and typedef
+// (decl.go). Sizes and alignments come from layout.go and unique names from
+// names.go.
 package cdump
 
 import (
