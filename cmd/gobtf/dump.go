@@ -128,7 +128,7 @@ func loadDumpSpec(path string, base *btf.Spec) (*btf.Spec, error) {
 		}
 		return spec, nil
 	}
-	spec, err := btf.Parse(data, base)
+	spec, err := btf.ParseInPlace(data, base) // data is ours: no copy
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
