@@ -77,13 +77,26 @@ func TestBpftool76Reference(t *testing.T) {
 	}
 }
 
-// TestRootRange checks that a root outside the Spec is an error.
-func TestRootRange(t *testing.T) {
+// TestRootErrors checks the roots bpftool refuses: one past the last type,
+// one given twice, more than 16.
+func TestRootErrors(t *testing.T) {
 	s := btf.NewSpec(nil)
 	s.AddInt("int", 4, btf.IntSigned, 32)
-	for _, id := range []btf.TypeID{0, 2} {
-		if err := cdump.WriteOptions(&bytes.Buffer{}, s, cdump.Options{RootIDs: []btf.TypeID{id}}); err == nil {
-			t.Errorf("root %d: no error", id)
+	tests := []struct {
+		roots []btf.TypeID
+		want  string
+	}{
+		{[]btf.TypeID{2}, "out of range"},
+		{[]btf.TypeID{1, 1}, "twice"},
+		{make([]btf.TypeID, 17), "at most 16"},
+	}
+	for _, tc := range tests {
+		err := cdump.WriteOptions(&bytes.Buffer{}, s, cdump.Options{RootIDs: tc.roots})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("roots %v: got %v, want an error containing %q", tc.roots, err, tc.want)
 		}
+	}
+	if err := cdump.WriteOptions(&bytes.Buffer{}, s, cdump.Options{RootIDs: []btf.TypeID{0}}); err != nil {
+		t.Errorf("root 0 (void, which bpftool accepts): %v", err)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/gobtf/gobtf/internal/btf"
 )
@@ -69,9 +70,12 @@ type Options struct {
 	Unsorted bool
 	// RootIDs, when not empty, limits the header to these types and those
 	// they need, in this order ("root_id ID", repeated), without the kfunc
-	// block.
+	// block. As in bpftool, there may be at most 16 of them, none twice.
 	RootIDs []btf.TypeID
 }
+
+// maxRoots is how many root types bpftool accepts.
+const maxRoots = 16
 
 // WriteOptions is Write for the bpftool release and options opts selects.
 func WriteOptions(w io.Writer, s *btf.Spec, opts Options) error {
@@ -80,9 +84,15 @@ func WriteOptions(w io.Writer, s *btf.Spec, opts Options) error {
 		return err
 	}
 	p.modern = opts.Bpftool76
-	for _, id := range opts.RootIDs {
-		if id == 0 || id > p.last {
-			return fmt.Errorf("cdump: root type %d out of range 1-%d", id, p.last)
+	if len(opts.RootIDs) > maxRoots {
+		return fmt.Errorf("cdump: %d root types, at most %d", len(opts.RootIDs), maxRoots)
+	}
+	for i, id := range opts.RootIDs {
+		if id > p.last {
+			return fmt.Errorf("cdump: root type %d out of range 0-%d", id, p.last)
+		}
+		if slices.Contains(opts.RootIDs[:i], id) {
+			return fmt.Errorf("cdump: root type %d given twice", id)
 		}
 	}
 	p.buf = append(p.buf, fileHeader...)
