@@ -86,7 +86,7 @@ func runDump(cmd *cobra.Command, basePath, format, path string, cf *cFlags) erro
 		return err
 	}
 	if format == "c" {
-		return writeC(cmd.OutOrStdout(), spec, cf)
+		return writeC(cmd.OutOrStdout(), path, spec, cf)
 	}
 	w := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
 	if err := spec.Dump(w); err != nil {

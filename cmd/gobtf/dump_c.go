@@ -26,8 +26,9 @@ func addCFlags(cmd *cobra.Command) *cFlags {
 	return f
 }
 
-// writeC prints spec as a C header with the options f holds.
-func writeC(w io.Writer, spec *btf.Spec, f *cFlags) error {
+// writeC prints spec, read from path, as a C header with the options f
+// holds. Errors about the types name the file.
+func writeC(w io.Writer, path string, spec *btf.Spec, f *cFlags) error {
 	var opts cdump.Options
 	switch f.bpftool {
 	case "7.1":
@@ -42,5 +43,8 @@ func writeC(w io.Writer, spec *btf.Spec, f *cFlags) error {
 	for _, id := range f.roots {
 		opts.RootIDs = append(opts.RootIDs, btf.TypeID(id))
 	}
-	return cdump.WriteOptions(w, spec, opts)
+	if err := cdump.WriteOptions(w, spec, opts); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }

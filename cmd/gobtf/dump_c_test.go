@@ -208,7 +208,7 @@ func TestDumpFormatFlags(t *testing.T) {
 		{[]string{"--format", "json", fixture}, "--format"},
 		{[]string{"--format", "c", "--bpftool", "7.3", fixture}, "--bpftool"},
 		{[]string{"--format", "c", "--unsorted", fixture}, "--unsorted"},
-		{[]string{"--format", "c", "--root_id", "99999", fixture}, "root type"},
+		{[]string{"--format", "c", "--root_id", "99999", fixture}, "kfuncs.btf: cdump: root type"},
 	}
 	for _, tc := range tests {
 		_, code, err := runGobtfDump(append([]string{"dump"}, tc.args...)...)
