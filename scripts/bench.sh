@@ -122,5 +122,17 @@ if command -v pahole >/dev/null; then
 else
   echo "bench: pahole not installed; skipping the -J comparisons" >&2
 fi
+
+# The C header (vmlinux.h) of the vmlinux BTF, against bpftool's (goal: 0.5x).
+if command -v bpftool >/dev/null; then
+  KBUILD="$SHARED/reference/vmlinux-6.1.0-56-cloud-amd64.kbuild.btf"
+  for i in $(seq "$RUNS"); do
+    measure gobtf-dump-c bin/gobtf dump --format c "$KBUILD"
+    measure bpftool-dump-c bpftool btf dump file "$KBUILD" format c
+  done
+  report "C header of the vmlinux BTF (dump --format c)" gobtf-dump-c bpftool-dump-c
+else
+  echo "bench: bpftool not installed; skipping the C header comparison" >&2
+fi
 echo
 echo "bench: load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,9 +17,10 @@ func init() { subcommands = append(subcommands, newDumpCmd) }
 // newDumpCmd builds "gobtf dump", which prints BTF like
 // "bpftool [-B BASE] btf dump file FILE".
 func newDumpCmd() *cobra.Command {
-	var base string
+	var base, format string
+	var cf *cFlags
 	cmd := &cobra.Command{
-		Use:   "dump [--base FILE] FILE",
+		Use:   "dump [--base FILE] [--format raw|c] FILE",
 		Short: "Print every BTF type, in the format of bpftool btf dump file",
 		Long: `dump prints every type of the BTF in FILE (raw BTF, or an ELF file with a .BTF
 section), one per line with its members, values or parameters on indented
@@ -32,13 +34,22 @@ is read on /sys/kernel/btf/vmlinux unless --base is given.
 An ELF FILE with a .BTF.base section (an out-of-tree module built with the
 distilled_base feature) is read as libbpf 1.5 and later read it: its .BTF on
 that distilled base, or, with --base, relocated onto BASE as the kernel does
-when it loads the module.`,
+when it loads the module.
+
+With --format c, dump prints the types as a C header instead (every type,
+a split file's base types too), byte for byte as
+"bpftool btf dump file FILE format c" does: the vmlinux.h of BPF programs.
+The header is Debian's bpftool 7.1's; --bpftool 7.6 prints bpftool 7.6's
+(types sorted, kfunc prototypes), with --unsorted and --root_id as
+bpftool's "unsorted" and "root_id".`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runDump(cmd, base, args[0])
+			return runDump(cmd, base, format, args[0], cf)
 		},
 	}
 	cmd.Flags().StringVarP(&base, "base", "B", "", "read FILE as split BTF on top of the base BTF in `BASE` (raw or ELF)")
+	cmd.Flags().StringVar(&format, "format", "raw", "output `FORMAT`: raw (bpftool's text dump) or c (a C header)")
+	cf = addCFlags(cmd)
 	return cmd
 }
 
@@ -51,7 +62,15 @@ const (
 // runDump loads the (base and) BTF file and writes its dump to the command's
 // output. Like bpftool, it reads a module's file under /sys/kernel/btf on the
 // running kernel's vmlinux BTF when no base is given.
-func runDump(cmd *cobra.Command, basePath, path string) error {
+func runDump(cmd *cobra.Command, basePath, format, path string, cf *cFlags) error {
+	if format != "raw" && format != "c" {
+		return fmt.Errorf("unknown --format %q (want raw or c)", format)
+	}
+	if format == "c" {
+		// The header's whole working set is a few times the BTF's size and
+		// lives to the end: collecting garbage would only cost time.
+		defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	}
 	if basePath == "" && strings.HasPrefix(path, sysfsBTFDir) && path != sysfsVmlinuxBTF {
 		basePath = sysfsVmlinuxBTF
 	}
@@ -65,6 +84,9 @@ func runDump(cmd *cobra.Command, basePath, path string) error {
 	spec, err := loadDumpSpec(path, base)
 	if err != nil {
 		return err
+	}
+	if format == "c" {
+		return writeC(cmd.OutOrStdout(), path, spec, cf)
 	}
 	w := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
 	if err := spec.Dump(w); err != nil {
@@ -106,7 +128,7 @@ func loadDumpSpec(path string, base *btf.Spec) (*btf.Spec, error) {
 		}
 		return spec, nil
 	}
-	spec, err := btf.Parse(data, base)
+	spec, err := btf.ParseInPlace(data, base) // data is ours: no copy
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
