@@ -54,10 +54,12 @@ test-kbuild: build
 	fi
 
 # Side-by-side runs against the peers (scripts/bench.sh prints medians and
-# ratios), then the Go benchmarks with allocation counts.
+# ratios), then the Go benchmarks with allocation counts, then the
+# side-by-side summary table again, last, ready to paste.
 bench:
-	bash scripts/bench.sh
+	BENCH_SUMMARY=$(abspath $(BIN))/bench-summary.md bash scripts/bench.sh
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m $(PKGS)
+	@echo; cat $(BIN)/bench-summary.md
 
 # Remakes cmd/gobtf/default.pgo, the CPU profile "go build" optimizes gobtf
 # with (profile-guided optimization), from runs on the shared vmlinux and
