@@ -7,7 +7,7 @@ FUZZTIME ?= 30s
 FUZZFLAGS ?=
 PKGS     := ./...
 
-.PHONY: all build test test-short test-modules test-kbuild bench pgo fuzz lint clean
+.PHONY: all build test test-short test-modules test-kbuild bench pgo fuzz lint man clean
 
 all: build
 
@@ -78,6 +78,11 @@ fuzz:
 	    $(GO) test -run '^$$' -fuzz "^$$fz$$" -fuzztime $(FUZZTIME) -timeout 0 $(FUZZFLAGS) $$pkg; \
 	  done; \
 	done
+
+# Rewrites the manual pages in docs/man from the command definitions
+# (cmd/gobtf/man_test.go; make test fails while they are stale).
+man:
+	$(GO) test -count=1 -run '^TestManPage$$' ./cmd/gobtf -args -update-man
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
