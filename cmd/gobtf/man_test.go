@@ -62,7 +62,9 @@ func renderMan() (map[string][]byte, error) {
 			return fmt.Errorf("man page of %q: %w", c.CommandPath(), err)
 		}
 		name := strings.ReplaceAll(c.CommandPath(), " ", "-") + ".1"
-		pages[name] = bytes.Replace(buf.Bytes(), []byte(emptyDate), []byte(`""`), 1)
+		page := bytes.Replace(buf.Bytes(), []byte(emptyDate), []byte(`""`), 1)
+		// -j's count is optional and attached, as --help shows it.
+		pages[name] = bytes.ReplaceAll(page, []byte(`\fB--jobs\fP[=""]`), []byte(`\fB--jobs\fP[=N]`))
 		if c.Parent() == root {
 			subs = append(subs, name)
 		}
