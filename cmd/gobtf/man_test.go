@@ -64,7 +64,10 @@ func renderMan() (map[string][]byte, error) {
 		name := strings.ReplaceAll(c.CommandPath(), " ", "-") + ".1"
 		page := bytes.Replace(buf.Bytes(), []byte(emptyDate), []byte(`""`), 1)
 		// -j's count is optional and attached, as --help shows it.
-		pages[name] = bytes.ReplaceAll(page, []byte(`\fB--jobs\fP[=""]`), []byte(`\fB--jobs\fP[=N]`))
+		page = bytes.ReplaceAll(page, []byte(`\fB--jobs\fP[=""]`), []byte(`\fB--jobs\fP[=N]`))
+		// cobra's completion help speaks of shell sessions; the pages say shell.
+		page = bytes.ReplaceAll(page, []byte("current shell session"), []byte("current shell"))
+		pages[name] = bytes.ReplaceAll(page, []byte("every new session"), []byte("every new shell"))
 		if c.Parent() == root {
 			subs = append(subs, name)
 		}
