@@ -7,7 +7,7 @@ FUZZTIME ?= 30s
 FUZZFLAGS ?=
 PKGS     := ./...
 
-.PHONY: all build test test-short test-modules test-kbuild bench pgo fuzz lint clean
+.PHONY: all build test test-short test-modules test-kbuild bench pgo fuzz lint man clean
 
 all: build
 
@@ -54,10 +54,12 @@ test-kbuild: build
 	fi
 
 # Side-by-side runs against the peers (scripts/bench.sh prints medians and
-# ratios), then the Go benchmarks with allocation counts.
+# ratios), then the Go benchmarks with allocation counts, then the
+# side-by-side summary table again, last, ready to paste.
 bench:
-	bash scripts/bench.sh
+	BENCH_SUMMARY=$(abspath $(BIN))/bench-summary.md bash scripts/bench.sh
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m $(PKGS)
+	@echo; cat $(BIN)/bench-summary.md
 
 # Remakes cmd/gobtf/default.pgo, the CPU profile "go build" optimizes gobtf
 # with (profile-guided optimization), from runs on the shared vmlinux and
@@ -76,6 +78,11 @@ fuzz:
 	    $(GO) test -run '^$$' -fuzz "^$$fz$$" -fuzztime $(FUZZTIME) -timeout 0 $(FUZZFLAGS) $$pkg; \
 	  done; \
 	done
+
+# Rewrites the manual pages in docs/man from the command definitions
+# (cmd/gobtf/man_test.go; make test fails while they are stale).
+man:
+	$(GO) test -count=1 -run '^TestManPage$$' ./cmd/gobtf -args -update-man
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

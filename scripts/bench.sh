@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Side-by-side benchmark of gobtf against its peers (libbpf's dedup, pahole),
-# run alternately in one session so that both see the same machine state.
-# Prints median and spread of wall time, CPU time (user+sys) and peak RSS for
-# each, and the ratio gobtf/peer. Needs ../shared (the real inputs) and GNU time.
+# run alternately so that both see the same machine state. Prints median and
+# spread of wall time, CPU time (user+sys) and peak RSS for each, and the
+# ratio gobtf/peer; ends with one summary table (markdown) of the medians and
+# ratios, and the machine they were taken on. Needs ../shared (the real
+# inputs) and GNU time.
 #
-#   scripts/bench.sh [RUNS]      (default 11 runs of each; the issue asks for 5 at least)
+#   scripts/bench.sh [RUNS]      (default 11 runs of each)
 #
-# Why 11: single runs on the 2-core VM spread by 10 to 15% within one bench
-# run, and the goals are judged on ratios of medians. With 7 runs the
-# vmlinux ratio's median moved between 0.274x and 0.331x over 24 bench runs
-# of one build (goal 0.33x), no more than the spread of single runs predicts
-# for medians of 7; the median of 11 spreads about a fifth less (sqrt(7/11)).
-# The machine's state moves the medians too: with 11, 3 of the fifteenth
-# session's 29 bench runs still missed a goal (README, Performance).
+# Single runs on a 2-CPU VM spread by 10 to 15%; a median of 11 spreads about
+# a fifth less than one of 7 (sqrt(7/11)). docs/performance.md has the method.
+#
+# A new comparison: measure both tools alternately, then call report; its
+# rows join the summary. report NAME GOBTF_LABEL PEER_LABEL [METRICS], where
+# METRICS lists the summary's rows for it: wall (default), cpu, rss. The
+# summary also goes to $BENCH_SUMMARY when set (make bench prints it last).
 set -euo pipefail
 export LC_ALL=C # EPOCHREALTIME and awk read "." as the decimal point
 cd "$(dirname "$0")/.."
@@ -31,6 +33,8 @@ UNDEDUP=$(unxz_cached "$SHARED/reference/vmlinux-6.1.0-56-cloud-amd64.undeduped.
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 RESULTS=$WORK/results
+SUMMARY=$WORK/summary
+: > "$SUMMARY"
 
 # measure LABEL CMD...: one run, appends "LABEL wall cpu rss_kb" to RESULTS.
 # GNU time gives CPU time and peak RSS; its wall time (%e) counts in 10 ms
@@ -46,9 +50,11 @@ measure() {
   awk -v l="$label" -v t0="$t0" -v t1="$t1" '{printf "%s %.4f %.2f %s\n", l, t1 - t0, $1+$2, $3}' "$WORK/t" >> "$RESULTS"
 }
 
-# compare NAME GOBTF_LABEL PEER_LABEL: prints medians, spreads and ratios.
+# report NAME GOBTF_LABEL PEER_LABEL [METRICS [ROW]]: prints medians, spreads
+# and ratios, and appends a summary row per metric (wall, cpu, rss; default
+# wall), named ROW (default NAME).
 report() {
-  awk -v a="$2" -v b="$3" -v name="$1" '
+  awk -v a="$2" -v b="$3" -v name="$1" -v metrics="${4:-wall}" -v row="${5:-$1}" -v summary="$SUMMARY" '
     function med(arr, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (arr[j] < arr[i]) { t = arr[i]; arr[i] = arr[j]; arr[j] = t }
       return n % 2 ? arr[(n + 1) / 2] : (arr[n / 2] + arr[n / 2 + 1]) / 2 }
     function lo(arr, n,   i, m) { m = arr[1]; for (i = 2; i <= n; i++) if (arr[i] < m) m = arr[i]; return m }
@@ -61,7 +67,31 @@ report() {
       printf "%-28s %9.3f (%6.3f-%6.3f) %8.2f (%5.2f-%5.2f) %8.0f (%5.0f-%5.0f)\n", a, mw = med(aw, na), lo(aw, na), hi(aw, na), mc = med(ac, na), lo(ac, na), hi(ac, na), mr = med(ar, na), lo(ar, na), hi(ar, na)
       printf "%-28s %9.3f (%6.3f-%6.3f) %8.2f (%5.2f-%5.2f) %8.0f (%5.0f-%5.0f)\n", b, pw = med(bw, nb), lo(bw, nb), hi(bw, nb), pc = med(bc, nb), lo(bc, nb), hi(bc, nb), pr = med(br, nb), lo(br, nb), hi(br, nb)
       printf "%-28s %9.3fx %20.2fx %21.2fx\n", "ratio " a "/" b, mw / pw, mc / pc, mr / pr
+      n = split(metrics, m, " ")
+      for (i = 1; i <= n; i++) {
+        if (m[i] == "wall") printf "| %s, wall | %.3f s | %.3f s | %.3fx |\n", row, mw, pw, mw / pw >> summary
+        else if (m[i] == "cpu") printf "| %s, CPU | %.2f s | %.2f s | %.3fx |\n", row, mc, pc, mc / pc >> summary
+        else if (m[i] == "rss") printf "| %s, peak RSS | %.0f MB | %.0f MB | %.2fx |\n", row, mr, pr, mr / pr >> summary
+      }
     }' "$RESULTS"
+}
+
+# summary: the table of every report's rows, ready to paste, and the machine.
+summary() {
+  local model
+  model=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+  {
+    echo "== summary ($RUNS runs each, medians; ratio gobtf/peer)"
+    echo
+    echo "| measurement | gobtf median | peer median | ratio |"
+    echo "|---|---|---|---|"
+    cat "$SUMMARY"
+    echo
+    echo "Machine: $(nproc) CPUs, ${model:-unknown model}, Linux $(uname -r)."
+  } > "$WORK/summary.md"
+  echo
+  cat "$WORK/summary.md"
+  if [ -n "${BENCH_SUMMARY:-}" ]; then cp "$WORK/summary.md" "$BENCH_SUMMARY"; fi
 }
 
 echo "bench: $RUNS alternating runs each; inputs from $SHARED"
@@ -73,7 +103,7 @@ for i in $(seq "$RUNS"); do
   measure gobtf-dedup bin/gobtf dedup "$UNDEDUP" "$WORK/g.btf"
   measure libbpf-btfdedup "$CACHE/tools/bin/btfdedup" "$UNDEDUP" "$WORK/l.btf"
 done
-report "dedup of the 3,408,561-type vmlinux BTF" gobtf-dedup libbpf-btfdedup
+report "dedup of the 3,408,561-type vmlinux BTF" gobtf-dedup libbpf-btfdedup wall "dedup of the vmlinux BTF vs libbpf"
 bin/gobtf dedup --stats "$UNDEDUP" "$WORK/g.btf" 2>&1 >/dev/null | sed 's/^/  gobtf: /' || true
 
 # The whole encoding of the vmlinux, both with -j2. gobtf gets the kernel-build
@@ -93,14 +123,14 @@ if command -v pahole >/dev/null; then
     measure gobtf-J-vmlinux bin/gobtf -J $KFLAGS --btf_encode_detached="$WORK/g.vmlinux.btf" "$VMLINUX"
     measure pahole-J-vmlinux pahole -J $PFLAGS --btf_encode_detached="$WORK/p.vmlinux.btf" "$VMLINUX"
   done
-  report "pahole -J on the vmlinux (-j2)" gobtf-J-vmlinux pahole-J-vmlinux
+  report "pahole -J on the vmlinux (-j2)" gobtf-J-vmlinux pahole-J-vmlinux "wall rss" "\`-J\` vmlinux vs pahole"
   bin/gobtf -J $KFLAGS --stats --btf_encode_detached="$WORK/g.vmlinux.btf" "$VMLINUX" 2>&1 >/dev/null | sed 's/^/  gobtf: /'
   # -j1 and -j2 alternate too, so that both meet the same machine state.
   for i in $(seq "$RUNS"); do
     measure gobtf-J-vmlinux-j1 bin/gobtf -J ${KFLAGS/-j2/-j1} --btf_encode_detached="$WORK/g.vmlinux.btf" "$VMLINUX"
     measure gobtf-J-vmlinux-j2 bin/gobtf -J $KFLAGS --btf_encode_detached="$WORK/g.vmlinux.btf" "$VMLINUX"
   done
-  report "gobtf -j1 against -j2 on the vmlinux (ratio > 1: -j2 is faster)" gobtf-J-vmlinux-j1 gobtf-J-vmlinux-j2
+  report "gobtf -j1 against -j2 on the vmlinux (ratio > 1: -j2 is faster)" gobtf-J-vmlinux-j1 gobtf-J-vmlinux-j2 wall "\`-J\` vmlinux, \`-j1\` vs \`-j2\`"
 
   XFS=$(unxz_cached "$SHARED/corpus/modules/xfs.ko.xz")
   BASE="$SHARED/reference/vmlinux-6.1.0-56-cloud-amd64.kbuild.btf"
@@ -108,7 +138,7 @@ if command -v pahole >/dev/null; then
     measure gobtf-J-xfs bin/gobtf -J $KFLAGS --btf_base "$BASE" --btf_encode_detached="$WORK/g.xfs.btf" "$XFS"
     measure pahole-J-xfs pahole -J $PFLAGS --btf_base "$BASE" --btf_encode_detached="$WORK/p.xfs.btf" "$XFS"
   done
-  report "xfs.ko as split BTF on the vmlinux BTF (-j2)" gobtf-J-xfs pahole-J-xfs
+  report "xfs.ko as split BTF on the vmlinux BTF (-j2)" gobtf-J-xfs pahole-J-xfs wall "\`-J\` xfs.ko vs pahole"
 
   # A kernel build encodes every module on its own, most of them small:
   # there the fixed cost of a run (reading and preparing the base BTF)
@@ -118,7 +148,7 @@ if command -v pahole >/dev/null; then
     measure gobtf-J-nls_utf8 bin/gobtf -J $KFLAGS --btf_base "$BASE" --btf_encode_detached="$WORK/g.nls.btf" "$NLS"
     measure pahole-J-nls_utf8 pahole -J $PFLAGS --btf_base "$BASE" --btf_encode_detached="$WORK/p.nls.btf" "$NLS"
   done
-  report "nls_utf8.ko (a small module) as split BTF on the vmlinux BTF (-j2)" gobtf-J-nls_utf8 pahole-J-nls_utf8
+  report "nls_utf8.ko (a small module) as split BTF on the vmlinux BTF (-j2)" gobtf-J-nls_utf8 pahole-J-nls_utf8 wall "\`-J\` nls_utf8.ko vs pahole"
 else
   echo "bench: pahole not installed; skipping the -J comparisons" >&2
 fi
@@ -136,3 +166,4 @@ else
 fi
 echo
 echo "bench: load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+summary

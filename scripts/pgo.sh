@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Remakes cmd/gobtf/default.pgo, the CPU profile that "go build" uses for
-# profile-guided optimization of gobtf (Go's -pgo=auto; see README.md,
-# Performance). The profile is of a build without it, encoding what a kernel
+# profile-guided optimization of gobtf (Go's -pgo=auto; see docs/performance.md,
+# Measuring). The profile is of a build without it, encoding what a kernel
 # build has gobtf encode: the shared vmlinux with the kernel-build flags (3
 # runs, -j2) and with none, three modules as split BTF (2 runs each), and the
 # deduplication of the 3.4 M-type vmlinux BTF. Needs ../shared.

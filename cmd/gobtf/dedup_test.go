@@ -147,8 +147,8 @@ func TestDedupCommandErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"no arguments", []string{"dedup"}, 2, "accepts 2 arg"},
-		{"one argument", []string{"dedup", junk}, 2, "accepts 2 arg"},
+		{"no arguments", []string{"dedup"}, 2, "dedup: expected IN OUT, got no argument"},
+		{"one argument", []string{"dedup", junk}, 2, "dedup: expected IN OUT, got 1 argument(s)"},
 		{"missing input", []string{"dedup", filepath.Join(dir, "nope"), filepath.Join(dir, "o")}, 1, "no such file"},
 		{"not BTF", []string{"dedup", junk, filepath.Join(dir, "o")}, 1, "bad magic"},
 		{"dangling reference", []string{"dedup", dangling, filepath.Join(dir, "o")}, 1, "references a type beyond"},

@@ -60,7 +60,7 @@ func (o *encodeOptions) register(cmd *cobra.Command) {
 	f.Var(&stringAction{fn: func(v string) { o.setFeatureErr(o.features.ApplyList(v, true)) }}, "btf_features_strict",
 		"like --btf_features, but an unknown feature in `LIST` is an error")
 	boolAction(f, "supported_btf_features", "print the supported --btf_features names and exit", func() { o.showSupported = true })
-	jobs := f.VarPF(&stringAction{fn: o.setJobs}, "jobs", "j", "convert compilation units with `N` workers, on at most N CPUs (bare -j: one per CPU)")
+	jobs := f.VarPF(&stringAction{fn: o.setJobs}, "jobs", "j", "convert compilation units with `N` workers on at most N CPUs, written -jN or --jobs=N (bare -j: one per CPU)")
 	jobs.NoOptDefVal = "0"
 
 	feat := func(name, usage string, fn func(*dwarf2btf.Features)) {
@@ -82,7 +82,7 @@ func (o *encodeOptions) register(cmd *cobra.Command) {
 
 	f.Var(&stringAction{fn: func(v string) { o.setLangs(v, false) }}, "lang", "only consider compilation units in these `LANGUAGES`")
 	f.Var(&stringAction{fn: func(v string) { o.setLangs(v, true) }}, "lang_exclude", "skip compilation units in these `LANGUAGES`")
-	f.StringVar(&o.kabi, "kabi_prefix", "", "replace names starting with `PREFIX` by the prefix")
+	f.StringVar(&o.kabi, "kabi_prefix", "", "shorten every name that starts with `PREFIX` to PREFIX, so that kABI placeholders with unique names deduplicate")
 	f.BoolVar(&o.skipDedup, "skip_dedup", false, "write the one-to-one conversion, not deduplicated (gobtf only)")
 	f.BoolVar(&o.stats, "stats", false, "print each phase's time, counts and peak memory on stderr (gobtf only)")
 }

@@ -96,7 +96,7 @@ func TestEncodeCommand(t *testing.T) {
 		{args: []string{"--version"}, code: 0, out: "v1.31\n"},
 		{args: []string{"--supported_btf_features"}, code: 0, out: dwarf2btf.SupportedFeatures() + "\n"},
 		{args: []string{"-J"}, code: 2, err: "exactly one input"},
-		{args: []string{"-J", "a", "b"}, code: 2, err: "accepts at most 1 arg"},
+		{args: []string{"-J", "a", "b"}, code: 2, err: "expected one FILE to encode, got 2 argument(s)"},
 		{args: []string{"-J", "--btf_features_strict=nope", "x"}, code: 2, err: `feature "nope"`},
 		{args: []string{"-J", "--lang=klingon", "x"}, code: 2, err: "unknown language"},
 		{args: []string{"-J", "--no_such_flag", "x"}, code: 2, err: "unknown flag"},

@@ -51,7 +51,7 @@ func exitCode(err error) int {
 func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := v(cmd, args); err != nil {
-			return usageError{err}
+			return usageError{argsError(cmd, args)}
 		}
 		return nil
 	}
@@ -84,6 +84,7 @@ It accepts pahole's encoding flags.`,
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	opts.register(root)
+	polishHelp(root)
 	for _, mk := range subcommands {
 		sub := mk()
 		sub.Args = usageArgs(sub.Args)

@@ -21,7 +21,7 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".gobtf-*")
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return tempFileError(path, err)
 	}
 	ok := false
 	defer func() {

@@ -1,32 +1,8 @@
-// Package btf holds the BPF Type Format in a flat, index-based form, with its
-// decoder, encoder, validator and a bpftool-compatible text dump.
-//
-// # Representation
-//
-// A [Spec] keeps every type exactly as the wire format lays it out: a btf_type
-// header of three 32-bit words (name offset, info, size-or-type) followed by
-// the kind's trailing words (members, parameters, enum values, ...). All types
-// of a Spec live in one []uint32 word stream, in host byte order, and a second
-// []uint32 holds the index of each type's first word. A type is therefore
-// reached in O(1) by ID, a [Type] is just a sub-slice of the stream (no heap
-// object per type), and rewriting a type ID or string offset is a store into
-// that slice. This matters because a vmlinux has about 3.4 million types before
-// deduplication: one word stream of ~33 M words is cheap, 3.4 M Go objects are
-// not.
-//
-// Every word of the BTF type section is a 32-bit value (the 64-bit enum values
-// are split into two words), so decoding is a byte-order conversion and
-// encoding its inverse; a decoded and re-encoded file is byte-identical as long
-// as its header is the canonical 24-byte one with strings after types.
-//
-// # IDs and split BTF
-//
-// Type ID 0 is the implicit void type. The types of a standalone Spec have IDs
-// 1..N. A split Spec (one with a base, as for kernel modules) continues the
-// base's ID space and its string-offset space: its first type has ID
-// base.TypeCount()+1 and its first string has offset base's string-section
-// length. Lookups by ID or offset below the split's start fall through to the
-// base.
+// Package btf is the pipeline's representation of BTF: types as flat streams
+// of 32-bit words indexed by type ID (base and split), decoded from and
+// encoded to the wire format in either byte order, validated by the kernel's
+// rules, dumped as bpftool prints them, and distilled for split BTF.
+// docs/design.md explains the representation and its invariants.
 package btf
 
 import "fmt"

@@ -1,72 +1,8 @@
-// Package dedup removes duplicate BTF types the way libbpf's btf__dedup does,
-// on the flat representation of package btf.
-//
-// # Why and what
-//
-// Converting DWARF to BTF one compilation unit (CU) at a time yields one copy
-// of every shared type per CU that uses it: a vmlinux has about 3.4 million
-// types before deduplication and about 95 thousand after. Two types are
-// duplicates when their type graphs are the same, where a forward declaration
-// (FWD, or an ENUM with no values) may stand for the full definition of the
-// same name. Because structs form cycles through pointers, equality of
-// structs is a graph question, not a hash lookup.
-//
-// # Passes
-//
-// Dedup runs the passes of libbpf in libbpf's order, each a function of its
-// own whose comment states what holds after it:
-//
-//  1. prepBase: base types (split BTF only) become candidates of themselves.
-//  2. dedupStrings: one offset per distinct string.
-//  3. hashOwn: struct/typedef hashes, in parallel (references are checked
-//     before, with the per-type state set up).
-//  4. dedupPrimitives: INT, FLOAT, ENUM, ENUM64, FWD.
-//  5. dedupStructs: STRUCT, UNION and TYPEDEF, by a graph equivalence check.
-//  6. resolveFwds: FWDs naming exactly one struct or union.
-//  7. dedupRefs: PTR, CONST, VOLATILE, RESTRICT, TYPE_TAG, ARRAY,
-//     FUNC_PROTO, FUNC, DECL_TAG.
-//  8. compact: keep one type per class, renumber, rewrite IDs.
-//
-// With more than one worker, passes that touch disjoint state run side by
-// side: the per-type setup beside prepBase and dedupStrings, and hashOwn
-// beside dedupPrimitives; each result is complete before the first pass
-// that reads it starts, so the output is the same. Without a base, the
-// string pass runs beside the struct pass instead, the passes comparing the
-// input's own offsets, when those name each compared string once (a
-// kernel's do); otherwise the run starts again in the order above
-// (deferred.go). The reference pass runs
-// on regions of units in parallel and merges them in order (refsplit.go),
-// with the serial pass's result.
-//
-// A Stream (stream.go) runs the passes up to the struct pass, and the
-// string pass, on an input that is still being made, a stretch of joined
-// units at a time, and its Finish the rest; where it cannot be sure to
-// decide as Dedup would, it stops, and Finish runs Dedup.
-//
-// VAR and DATASEC are never merged: each is its own canonical type, as in
-// libbpf.
-//
-// # Canonical map
-//
-// The state shared by all passes is canon, indexed by type ID: canon[id] is
-// unprocessed, in progress (reference pass only), or the ID of a type that
-// id is equivalent to. Following canon from any ID ends at a type mapped to
-// itself, its canonical representative; only representatives survive
-// compaction. Base types of split BTF are their own representatives and are
-// never renumbered.
-//
-// # Determinism and libbpf compatibility
-//
-// Candidates for a type are found through a table keyed by the 64-bit hash
-// libbpf computes (h*31+v over the same fields), and the candidates of one
-// key are visited in the same order as libbpf's hashmap visits them (see
-// candTable). Where several candidates match, the first wins, so the output
-// matches libbpf's type for type, not only up to equivalence (on the vmlinux
-// and module test data it is byte-identical to libbpf's). Current libbpf is
-// followed by default; Options.Libbpf112 selects the behaviour of libbpf
-// 1.1.2 where the two differ (legacy.go). Nothing depends on goroutine
-// scheduling: the parallel parts compute per-type values, or (the
-// reference pass) per-region results merged in region order.
+// Package dedup is the pipeline's deduplication stage: it removes duplicate
+// BTF types exactly as libbpf's btf__dedup does (same passes, same candidate
+// order, so the same bytes), on package btf's flat representation, after the
+// conversion or (Stream) beside it. Each pass's comment states what holds
+// after it; docs/design.md describes the passes and their invariants.
 package dedup
 
 import (

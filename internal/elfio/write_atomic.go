@@ -130,7 +130,12 @@ func replaceFile(path string, fi os.FileInfo, fill func(*os.File) error) (err er
 		tmp, err = createNamedTemp(dir, base)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: creating a temporary file in %s: %w", path, dir, err)
+		// The temporary file's name means nothing to the user: say the folder.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("%s: cannot create a file in folder %s: %w", path, dir, err)
 	}
 	var stopSignals func()
 	if tmp.name != "" {

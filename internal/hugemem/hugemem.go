@@ -1,20 +1,8 @@
-// Package hugemem asks the operating system to back the Go heap with huge
-// pages, and to fault memory in ahead of a writer (Ahead).
-//
-// Why: gobtf's memory is mostly a few big, flat arrays (the joined BTF
-// words, dedup's per-type tables, string tables) written front to back into
-// memory the process has never touched, so each 4 KiB page costs a page
-// fault on first touch. Where the hypervisor shadows the guest's page
-// tables, a fault is an exit to it: on such a 2-core VM, touching 400 MB a
-// 4 KiB page at a time took about 1.4 s, and 0.03 to 0.7 s in 2 MiB pages.
-// Linux's default transparent-huge-page mode, "madvise", gives huge pages
-// only to the ranges that ask for them, and the Go runtime does not ask for
-// its heap. Where fresh huge pages cost more than the small faults they
-// replace (a guest with free page reporting and cheap faults), nothing is
-// asked for: see policy.go.
-//
-// Advice is only a hint: it never changes what memory reads, and where it is
-// unsupported or refused the memory keeps small pages.
+// Package hugemem is the memory policy every stage shares: transparent huge
+// pages where they pay (policy.go), memory faulted in ahead of a writer
+// (Ahead), and pages handed back to the system. Advice is only a hint: it
+// never changes what memory reads. docs/design.md and docs/performance.md
+// give the reasons and figures.
 package hugemem
 
 import (

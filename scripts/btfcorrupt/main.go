@@ -1,16 +1,9 @@
-// Command btfcorrupt deliberately breaks the BTF of a file for the negative
+// Command btfcorrupt breaks the BTF of a file on purpose for the negative
 // case of the kernel-build test (scripts/kbuild-boot.sh --corrupt): it
-// shrinks one named struct (list_head by default) by N bytes (1 by default),
-// so that its last member no longer fits. The kernel's full BTF verifier
-// (BPF_BTF_LOAD) rejects any such shrink ("Member exceeds struct_size"); a
-// shrink past a member's start offset ("Member bits_offset exceeds its
-// struct size") is also caught by the lighter checks the kernel runs on its
-// own vmlinux BTF. Every other byte of the BTF stays as it was.
+// shrinks one named struct (list_head by default) by N bytes (1 by default)
+// in place, so that the kernel's BTF checks must reject it.
 //
-// Usage: btfcorrupt [-struct NAME] [-by N] FILE
-//
-// FILE is raw BTF or an ELF file with a .BTF section; the section (or the
-// file) is rewritten in place with the same size.
+// Usage: btfcorrupt [-struct NAME] [-by N] FILE (raw BTF or ELF with .BTF)
 package main
 
 import (

@@ -1,24 +1,8 @@
-// Package die decodes DWARF debugging information entries (DIEs) straight
-// from section bytes, without allocating per DIE.
-//
-// It exists because gobtf walks every DIE of a kernel image (about 14
-// million for a distribution vmlinux) and the standard library's debug/dwarf
-// allocates an Entry, a Field slice and boxed values for each. Here the
-// shared, read-only part (unit list, abbreviation tables, type signature
-// index) is built once by New, and each goroutine decodes with its own
-// Reader into a caller-owned Entry whose Fields buffer is reused, so a walk
-// allocates nothing once the buffer has grown to the largest abbreviation.
-//
-// Strings and blocks are slices of the section data (zero-copy); Field.Str
-// views them as Go strings without copying. Index forms (strx, addrx,
-// rnglistx, loclistx) are resolved through the unit's base attributes. All
-// DWARF versions 2 to 5 are read, in 32-bit and 64-bit format, including
-// .debug_types (DWARF 4 type units), split and skeleton unit headers, and the
-// GNU forms dwz writes (resolved through a supplementary Data when given).
-//
-// Malformed input yields a *DecodeError naming the section and offset; every
-// read is bounds-checked and every loop advances, so no input panics or
-// loops forever.
+// Package die is the pipeline's DWARF reader: it decodes debugging
+// information entries straight from section bytes, without allocating per
+// DIE, filtering in the reader what the conversion does not use. Malformed
+// input yields a *DecodeError naming section and offset, never a panic.
+// docs/design.md says why gobtf has its own decoder.
 package die
 
 import (
