@@ -160,7 +160,7 @@ if command -v bpftool >/dev/null; then
     measure gobtf-dump-c bin/gobtf dump --format c "$KBUILD"
     measure bpftool-dump-c bpftool btf dump file "$KBUILD" format c
   done
-  report "C header of the vmlinux BTF (dump --format c)" gobtf-dump-c bpftool-dump-c
+  report "C header of the vmlinux BTF (dump --format c)" gobtf-dump-c bpftool-dump-c wall "vmlinux.h (\`dump --format c\`) vs bpftool"
 else
   echo "bench: bpftool not installed; skipping the C header comparison" >&2
 fi

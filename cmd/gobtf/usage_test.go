@@ -31,7 +31,7 @@ func TestUsageMessages(t *testing.T) {
 			[]string{"expected one FILE to encode, got 2 argument(s)"},
 			[]string{"-j takes", "accepts at most"}},
 		{"dump without a file", []string{"dump"}, 2,
-			[]string{"dump: expected FILE, got no argument", "usage: gobtf dump [--base FILE] FILE"},
+			[]string{"dump: expected FILE, got no argument", "usage: gobtf dump [--base FILE] [--format raw|c] FILE"},
 			[]string{"accepts 1 arg(s)", "Flags:"}},
 		{"dedup with one file", []string{"dedup", "in.btf"}, 2,
 			[]string{`dedup: expected IN OUT, got 1 argument(s): "in.btf"`},
