@@ -64,6 +64,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 // newRootCmdWith builds the command tree around opts, which receives the
 // encoding flags (tests inspect it).
 func newRootCmdWith(stdout, stderr io.Writer, opts *encodeOptions) *cobra.Command {
+	var popts *printOptions
 	root := &cobra.Command{
 		Use:   "gobtf -J [flags] FILE",
 		Short: "Convert DWARF to deduplicated BTF, like pahole -J",
@@ -76,6 +77,9 @@ It accepts pahole's encoding flags.`,
 		SilenceErrors: true,
 		Args:          usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !opts.encode && !opts.showSupported && len(args) == 1 {
+				return runPrint(cmd, popts, opts.base, args[0]) // pahole's printing mode
+			}
 			return runEncode(cmd, opts, args)
 		},
 	}
@@ -84,6 +88,7 @@ It accepts pahole's encoding flags.`,
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	opts.register(root)
+	popts = registerPrintFlags(root)
 	for _, mk := range subcommands {
 		sub := mk()
 		sub.Args = usageArgs(sub.Args)

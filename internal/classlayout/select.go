@@ -1,0 +1,252 @@
+package classlayout
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// printAll is pahole's print_classes over the one unit a BTF file is: every
+// struct and union that passes the filters, once per distinct definition
+// of a name, in ID order (or sorted with --sort).
+func (p *Printer) printAll(flush func() error) error {
+	seen := make(map[string][]uint32)
+	var sorted []uint32
+	for id := uint32(1); id < uint32(len(p.m.Types)); id++ {
+		t := &p.m.Types[id]
+		if t.Kind != KindStruct && t.Kind != KindUnion {
+			continue
+		}
+		if t.Name == "" && !(p.opt.IncludeAnonymous || p.opt.IncludeNestedAnonymous) {
+			continue
+		}
+		if !p.filter(t, id) {
+			continue
+		}
+		if t.Name != "" {
+			if p.duplicate(seen, id) {
+				continue
+			}
+		}
+		if p.opt.Sort && p.opt.Formatter == FormatClass {
+			sorted = append(sorted, id)
+			continue
+		}
+		p.format(t, id)
+		if len(p.buf) > 1<<16 {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if sorted != nil {
+		p.sortClasses(sorted)
+		for _, id := range sorted {
+			p.classFormatter(&p.m.Types[id], id)
+		}
+	}
+	return nil
+}
+
+// duplicate reports whether a struct or union equal to id for pahole
+// (type__compare: name, size, number of members, and each member's name
+// where both have one, bit offset and bitfield size) was seen, and records
+// id if not.
+func (p *Printer) duplicate(seen map[string][]uint32, id uint32) bool {
+	t := &p.m.Types[id]
+	for _, o := range seen[t.Name] {
+		if p.compareTypes(&p.m.Types[o], t) == 0 {
+			return true
+		}
+	}
+	seen[t.Name] = append(seen[t.Name], id)
+	return false
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// compareTypes is pahole's type__compare without member types.
+func (p *Printer) compareTypes(a, b *Type) int {
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c
+	}
+	if c := cmpInt(int64(int32(a.Size)), int64(int32(b.Size))); c != 0 {
+		return c
+	}
+	if c := cmpInt(int64(a.N), int64(b.N)); c != 0 {
+		return c
+	}
+	ma, mb := p.m.MembersOf(a), p.m.MembersOf(b)
+	for i := range ma {
+		if ma[i].Name != "" && mb[i].Name != "" {
+			if c := strings.Compare(ma[i].Name, mb[i].Name); c != 0 {
+				return c
+			}
+		}
+		if c := cmpInt(int64(ma[i].BitOffset), int64(mb[i].BitOffset)); c != 0 {
+			return c
+		}
+		if c := cmpInt(int64(ma[i].BitfieldSize), int64(mb[i].BitfieldSize)); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// compareMemberTypes is type__compare_members_types, --sort's order.
+func (p *Printer) compareMemberTypes(a, b *Type) int {
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c
+	}
+	ma, mb := p.m.MembersOf(a), p.m.MembersOf(b)
+	for i := range ma {
+		if i >= len(mb) {
+			break
+		}
+		ta, tb := p.m.Type(ma[i].Type), p.m.Type(mb[i].Type)
+		if ta != nil && tb == nil && mb[i].Name == "" {
+			return 0
+		}
+		if ta == nil || tb == nil {
+			if ta != nil {
+				return 1
+			}
+			return -1
+		}
+		if ma[i].Name != "" && mb[i].Name != "" {
+			if c := strings.Compare(ma[i].Name, mb[i].Name); c != 0 {
+				return c
+			}
+		}
+		if c := cmpInt(int64(ma[i].BitOffset), int64(mb[i].BitOffset)); c != 0 {
+			return c
+		}
+		if c := cmpInt(int64(ma[i].BitfieldSize), int64(mb[i].BitfieldSize)); c != 0 {
+			return c
+		}
+		if c := strings.Compare(p.tagName(ta, 1024), p.tagName(tb, 1024)); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// sortClasses orders ids as --sort does: by type__compare, then, as
+// pahole re-sorts when members differ only in their types, by
+// type__compare_members_types, dropping the types that compare equal.
+func (p *Printer) sortClasses(ids []uint32) {
+	sort.SliceStable(ids, func(i, j int) bool {
+		return p.compareMemberTypes(&p.m.Types[ids[i]], &p.m.Types[ids[j]]) < 0
+	})
+}
+
+// filter is pahole's class__filter.
+func (p *Printer) filter(t *Type, id uint32) bool {
+	o := &p.opt
+	if o.JustUnions && t.Kind != KindUnion {
+		return false
+	}
+	if (o.JustStructs || o.JustPacked || o.WithEmbeddedFlexible) && t.Kind != KindStruct {
+		return false
+	}
+	if o.JustPacked && !p.inferPacked(t) {
+		return false
+	}
+	if t.Flags&FlagDeclaration != 0 {
+		return false
+	}
+	if !o.IncludeAnonymous && t.Name == "" {
+		return false
+	}
+	name := t.Name
+	if (o.ExcludePrefix != "" || o.IncludePrefix != "") && name == "" {
+		if td := p.firstTypedefOf(id); td != nil {
+			name = td.Name
+		}
+	}
+	if o.ExcludePrefix != "" && name != "" && hasPrefix(name, o.ExcludePrefix) {
+		return false
+	}
+	if o.IncludePrefix != "" && name != "" && !hasPrefix(name, o.IncludePrefix) {
+		return false
+	}
+	if o.JustUnions {
+		return true
+	}
+	if t.Kind != KindStruct {
+		return !(o.NrHoles != 0 || o.NrBitHoles != 0 || o.HoleSizeGE != 0 || o.PaddingGE != 0 || o.Padding != 0)
+	}
+	p.findHoles(t)
+	st := p.state(t)
+	if int(st.nrHoles) < o.NrHoles || int(st.padding) < o.PaddingGE || int(st.nrBitHoles) < o.NrBitHoles ||
+		(o.Padding != 0 && int(st.padding) != o.Padding) ||
+		(o.HoleSizeGE != 0 && !p.hasHoleGE(t, o.HoleSizeGE)) {
+		return false
+	}
+	if o.WithFlexibleArray && !p.hasFlexibleArray(t) {
+		return false
+	}
+	if o.WithEmbeddedFlexible && !p.hasEmbeddedFlexibleArray(t, 0) {
+		return false
+	}
+	return true
+}
+
+// hasHoleGE is class__has_hole_ge.
+func (p *Printer) hasHoleGE(t *Type, size int) bool {
+	st := p.state(t)
+	if st.nrHoles == 0 {
+		return false
+	}
+	for i := t.First; i < t.First+t.N; i++ {
+		if int(p.hole[i]) >= size {
+			return true
+		}
+	}
+	return false
+}
+
+// printNamed is pahole's -C: each name's first struct, union, typedef or
+// enum (not a declaration) printed with a blank line after it; printing
+// stops at the first name no type has, which is reported on errw.
+func (p *Printer) printNamed(flush func() error, errw io.Writer) error {
+	for _, name := range p.opt.ClassNames {
+		id := p.findTypeByName(name)
+		if id == 0 {
+			fmt.Fprintf(errw, "pahole: type '%s' not found\n", name)
+			return nil
+		}
+		t := &p.m.Types[id]
+		p.findHoles(t)
+		p.format(t, id)
+		p.byte1('\n')
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// findTypeByName is cu__find_type_by_name: the first struct, union,
+// typedef or enum of that name that is not a declaration.
+func (p *Printer) findTypeByName(name string) uint32 {
+	for id := uint32(1); id < uint32(len(p.m.Types)); id++ {
+		t := &p.m.Types[id]
+		switch t.Kind {
+		case KindStruct, KindUnion, KindTypedef, KindEnum:
+			if t.Name == name && t.Flags&FlagDeclaration == 0 {
+				return id
+			}
+		}
+	}
+	return 0
+}
