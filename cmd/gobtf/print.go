@@ -44,7 +44,9 @@ func registerPrintFlags(cmd *cobra.Command) *printOptions {
 	f.IntVarP(&o.NrHoles, "holes", "H", 0, "show only structs with at least `N` holes")
 	f.IntVarP(&o.NrBitHoles, "bit_holes", "B", 0, "show only structs with at least `N` bit holes")
 	f.IntVarP(&o.HoleSizeGE, "hole_size_ge", "z", 0, "show only structs with a hole of at least `N` bytes (names only)")
-	f.IntVar(&o.Padding, "padding", 0, "show only structs with exactly `N` bytes of padding at the end")
+	// pahole master has no --padding in its option table: argp takes it
+	// as an abbreviation of --padding_ge.
+	f.IntVar(&o.PaddingGE, "padding", 0, "same as --padding_ge (as pahole reads it)")
 	f.IntVar(&o.PaddingGE, "padding_ge", 0, "show only structs with at least `N` bytes of padding at the end")
 	f.BoolVarP(&p.sizes, "sizes", "s", false, "show the size and number of holes of each struct")
 	f.BoolVarP(&p.nrMembers, "nr_members", "n", false, "show the number of members of each struct")

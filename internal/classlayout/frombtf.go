@@ -39,11 +39,10 @@ func (m *Model) addBTF(strs *btf.StringTable, t btf.Type, out *Type) error {
 	out.Name = strs.String(t.NameOff())
 	switch t.Kind() {
 	case btf.KindInt:
-		enc, _, bits := t.IntData()
+		// pahole keeps BTF_INT_BOOL in a one-bit field, where it is
+		// lost: BTF booleans print as their name ("_Bool").
+		_, _, bits := t.IntData()
 		out.Kind, out.Size = KindBase, uint32(bits)/8
-		if enc&4 != 0 {
-			out.Flags |= FlagBool
-		}
 	case btf.KindFloat:
 		out.Kind, out.Size, out.Flags = KindBase, t.Size(), FlagFloat
 	case btf.KindPtr:

@@ -63,6 +63,8 @@ type Printer struct {
 	cls     []classState
 	hole    []int32
 	bitHole []uint8
+
+	needResort bool // --sort met types equal but for their members' types
 }
 
 // NewPrinter returns a printer of m with the options opt.

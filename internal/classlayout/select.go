@@ -41,8 +41,7 @@ func (p *Printer) printAll(flush func() error) error {
 		}
 	}
 	if sorted != nil {
-		p.sortClasses(sorted)
-		for _, id := range sorted {
+		for _, id := range p.sortClasses(sorted) {
 			p.classFormatter(&p.m.Types[id], id)
 		}
 	}
@@ -85,6 +84,9 @@ func (p *Printer) compareTypes(a, b *Type) int {
 	if c := cmpInt(int64(a.N), int64(b.N)); c != 0 {
 		return c
 	}
+	if a.N == 0 {
+		return 0
+	}
 	ma, mb := p.m.MembersOf(a), p.m.MembersOf(b)
 	for i := range ma {
 		if ma[i].Name != "" && mb[i].Name != "" {
@@ -98,6 +100,12 @@ func (p *Printer) compareTypes(a, b *Type) int {
 		if c := cmpInt(int64(ma[i].BitfieldSize), int64(mb[i].BitfieldSize)); c != 0 {
 			return c
 		}
+	}
+	// With --sort pahole keeps both, to tell them apart by their members'
+	// types when it sorts again (sortClasses).
+	if p.opt.Sort {
+		p.needResort = true
+		return 1
 	}
 	return 0
 }
@@ -143,10 +151,24 @@ func (p *Printer) compareMemberTypes(a, b *Type) int {
 // sortClasses orders ids as --sort does: by type__compare, then, as
 // pahole re-sorts when members differ only in their types, by
 // type__compare_members_types, dropping the types that compare equal.
-func (p *Printer) sortClasses(ids []uint32) {
+func (p *Printer) sortClasses(ids []uint32) []uint32 {
+	if !p.needResort {
+		sort.SliceStable(ids, func(i, j int) bool {
+			return p.compareTypes(&p.m.Types[ids[i]], &p.m.Types[ids[j]]) < 0
+		})
+		return ids
+	}
 	sort.SliceStable(ids, func(i, j int) bool {
 		return p.compareMemberTypes(&p.m.Types[ids[i]], &p.m.Types[ids[j]]) < 0
 	})
+	out := ids[:0]
+	for i, id := range ids {
+		if i > 0 && p.compareMemberTypes(&p.m.Types[out[len(out)-1]], &p.m.Types[id]) == 0 {
+			continue
+		}
+		out = append(out, id)
+	}
+	return out
 }
 
 // filter is pahole's class__filter.
