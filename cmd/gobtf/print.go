@@ -25,6 +25,8 @@ type printOptions struct {
 	sizes      bool
 	nrMembers  bool
 	nameLen    bool
+	contains   bool // the class list came from -i
+	fixupSilly bool
 	unsupp     []string // pahole options given that gobtf does not implement
 }
 
@@ -34,7 +36,8 @@ func registerPrintFlags(cmd *cobra.Command) *printOptions {
 	p := &printOptions{}
 	f := cmd.Flags()
 	o := &p.opt
-	f.StringVarP(&p.classNames, "class_name", "C", "", "show only these comma-separated `CLASSES` (file://FILE reads one per line)")
+	// -C and -i share pahole's class list: the last one given wins.
+	f.VarP(&classListFlag{p: p}, "class_name", "C", "show only these comma-separated `CLASSES` (file://FILE reads one per line)")
 	f.StringVarP(&p.format, "format_path", "F", "", "read debug info in the formats of `LIST` (btf; dwarf is not implemented yet)")
 	f.BoolVarP(&o.ExpandTypes, "expand_types", "E", false, "expand member types inline")
 	f.BoolVar(&o.Hex, "hex", false, "print offsets and sizes in hexadecimal")
@@ -66,6 +69,10 @@ func registerPrintFlags(cmd *cobra.Command) *printOptions {
 	f.BoolVar(&o.FlatArrays, "flat_arrays", false, "print multi-dimensional arrays flattened")
 	f.BoolVar(&o.WithFlexibleArray, "with_flexible_array", false, "show only structs ending in a flexible array")
 	f.BoolVar(&o.WithEmbeddedFlexible, "with_embedded_flexible_array", false, "show only structs with an embedded flexible array")
+	f.VarP(&classListFlag{p: p, contains: true}, "contains", "i", "show the structs that contain a member of type `CLASS`")
+	f.BoolVarP(&o.Recursive, "recursive", "d", false, "with -i: recursively show the member types that contain it")
+	f.BoolVarP(&o.ShowDeclInfo, "show_decl_info", "I", false, "show where each type was declared (BTF: not recorded)")
+	f.BoolVar(&p.fixupSilly, "fixup_silly_bitfields", false, "fix up bitfields as big as their types (DWARF only; no effect on BTF)")
 	p.registerUnsupported(f)
 	return p
 }
@@ -84,11 +91,7 @@ func (p *printOptions) registerUnsupported(f *pflag.FlagSet) {
 	flag("packable", "P", false)
 	flag("reorganize", "R", false)
 	flag("show_reorg_steps", "S", false)
-	flag("recursive", "d", false)
-	flag("contains", "i", true)
-	flag("show_decl_info", "I", false)
 	flag("word_size", "w", true)
-	flag("fixup_silly_bitfields", "", false)
 	flag("expand_pointers", "p", false)
 	flag("show_first_biggest_size_base_type_member", "l", false)
 	flag("show_only_data_members", "M", false)
@@ -109,6 +112,20 @@ func (p *printOptions) registerUnsupported(f *pflag.FlagSet) {
 	flag("first_obj_only", "", false)
 	flag("skip_missing", "", false)
 }
+
+// classListFlag is -C or -i.
+type classListFlag struct {
+	p        *printOptions
+	contains bool
+	val      string
+}
+
+func (c *classListFlag) Set(v string) error {
+	c.val, c.p.classNames, c.p.contains = v, v, c.contains
+	return nil
+}
+func (c *classListFlag) String() string { return c.val }
+func (c *classListFlag) Type() string   { return "string" }
 
 type unsupportedFlag struct {
 	name string
@@ -146,6 +163,7 @@ func (p *printOptions) options() (classlayout.Options, error) {
 	if p.cacheline <= 0 {
 		o.CachelineSize = machineCacheline()
 	}
+	o.Contains = p.contains
 	names, err := classNameList(p.classNames)
 	if err != nil {
 		return o, err
@@ -213,6 +231,7 @@ func runPrint(cmd *cobra.Command, p *printOptions, basePath string, path string)
 	if err != nil {
 		return err
 	}
+	opt.UnitName = path
 	m, err := classlayout.FromBTF(spec, opt.CachelineSize)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)

@@ -53,6 +53,16 @@ type Options struct {
 	Sort                   bool   // --sort
 	WithFlexibleArray      bool   // --with_flexible_array
 	WithEmbeddedFlexible   bool   // --with_embedded_flexible_array
+
+	// Contains (-i) prints, instead of ClassNames' layouts, the structs and
+	// unions that have a member of each named type; Recursive (-d) also
+	// the member types of those that have one.
+	Contains  bool
+	Recursive bool
+	// ShowDeclInfo (-I) prints where each type was declared: from BTF,
+	// which does not record it, the unit (UnitName) and "(null):0".
+	ShowDeclInfo bool
+	UnitName     string
 }
 
 // Printer prints a Model as pahole does.
@@ -64,7 +74,8 @@ type Printer struct {
 	hole    []int32
 	bitHole []uint8
 
-	needResort bool // --sort met types equal but for their members' types
+	needResort     bool
+	containersSeen map[string][]uint32 // -i's types printed // --sort met types equal but for their members' types
 }
 
 // NewPrinter returns a printer of m with the options opt.
@@ -129,6 +140,12 @@ func (p *Printer) topConf(t *Type) conf {
 
 // tagFprintf is tag__fprintf for the types pahole's class view prints.
 func (p *Printer) tagFprintf(t *Type, c *conf) {
+	if p.opt.ShowDeclInfo {
+		p.tabs(c.indent)
+		p.str("/* Used at: " + p.opt.UnitName + " */\n")
+		p.tabs(c.indent)
+		p.str("/* <0> (null):0 */\n")
+	}
 	switch t.Kind {
 	case KindArray:
 		p.arrayFprintf(t, "array", c, 0)

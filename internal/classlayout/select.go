@@ -249,8 +249,12 @@ func (p *Printer) printNamed(flush func() error, errw io.Writer) error {
 		}
 		t := &p.m.Types[id]
 		p.findHoles(t)
-		p.format(t, id)
-		p.byte1('\n')
+		if p.opt.Contains {
+			p.printContainers(id)
+		} else {
+			p.format(t, id)
+			p.byte1('\n')
+		}
 		if err := flush(); err != nil {
 			return err
 		}
@@ -271,4 +275,47 @@ func (p *Printer) findTypeByName(name string) uint32 {
 		}
 	}
 	return 0
+}
+
+// printContainers is pahole's print_containers (-i): the named structs and
+// unions passing the filters that have members of type id, each once; with
+// -d, under each, indented, its member types that do too, recursively.
+func (p *Printer) printContainers(id uint32) {
+	if p.containersSeen == nil {
+		p.containersSeen = make(map[string][]uint32)
+	}
+	for cid := uint32(1); cid < uint32(len(p.m.Types)); cid++ {
+		t := &p.m.Types[cid]
+		if (t.Kind != KindStruct && t.Kind != KindUnion) || t.Name == "" || !p.filter(t, cid) {
+			continue
+		}
+		p.typeContainers(t, id, 0)
+	}
+}
+
+func (p *Printer) typeContainers(t *Type, id uint32, indent int) {
+	n := 0
+	for _, mb := range p.m.MembersOf(t) {
+		if mb.Type == id {
+			n++
+		}
+	}
+	if n == 0 || indent > maxDepth {
+		return
+	}
+	if indent == 0 && p.duplicate(p.containersSeen, p.m.idOf(t)) {
+		return
+	}
+	for range indent * 2 {
+		p.byte1(' ')
+	}
+	p.str(orEmptyName(t.Name))
+	p.byte1('\n')
+	if p.opt.Recursive {
+		for _, mb := range p.m.MembersOf(t) {
+			if mt := p.m.Type(mb.Type); mt != nil && (mt.Kind == KindStruct || mt.Kind == KindUnion) {
+				p.typeContainers(mt, id, indent+1)
+			}
+		}
+	}
 }
