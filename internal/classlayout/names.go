@@ -8,6 +8,12 @@ func (p *Printer) tagName(t *Type, n int) string {
 	return trunc(p.tagName1(t, n, 0), n)
 }
 
+// tagNameAt is tagName inside the printing of another type, depth levels
+// down, so that reference cycles through function types end.
+func (p *Printer) tagNameAt(t *Type, n, depth int) string {
+	return trunc(p.tagName1(t, n, depth), n)
+}
+
 func (p *Printer) tagName1(t *Type, n, depth int) string {
 	if t == nil {
 		return "void"

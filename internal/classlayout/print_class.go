@@ -34,6 +34,9 @@ func isInline(t *Type) bool {
 // size comment ("/* offset size */", "/* offset:bit size */").
 func (p *Printer) member(mi uint32, unionMember bool, t *Type, c *conf, depth int) {
 	mb := &p.m.Members[mi]
+	if p.members++; p.members > memberBudget && !p.overflow {
+		p.overflow, p.overflowErr = true, errTooBig{mb.Name}
+	}
 	size := mb.ByteSize
 	sc := *c
 	offset := mb.ByteOffset
@@ -152,7 +155,14 @@ func (p *Printer) unionFprintf(t *Type, c *conf, depth int) {
 		uc.cachelinep = &cacheline
 	}
 	initial := *uc.cachelinep
-	for i := t.First; i < t.First+t.N; i++ {
+	id := p.m.idOf(t)
+	if p.expanding[id] {
+		p.str("<ERROR: type loop>}")
+		return
+	}
+	p.expanding[id] = true
+	defer func() { p.expanding[id] = false }()
+	for i := t.First; i < t.First+t.N && !p.overflow; i++ {
 		mt := p.m.Type(p.m.Members[i].Type)
 		p.tabs(uc.indent)
 		if mt == nil {
@@ -225,7 +235,7 @@ func (p *Printer) typedefFprintf(t *Type, c *conf, depth int) {
 		return
 	}
 	tt := p.m.Type(t.Ref)
-	for tt != nil && tt.Kind == KindAtomic {
+	for d := 0; tt != nil && tt.Kind == KindAtomic && d < maxDepth; d++ {
 		p.str("_Atomic ")
 		tt = p.m.Type(tt.Ref)
 	}

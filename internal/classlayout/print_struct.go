@@ -129,7 +129,14 @@ func (p *Printer) classFprintf(t *Type, c *conf, depth int) {
 		p.str(" byte" + plural(int64(st.preHole), "s") + " hole, try to pack */\n")
 		sums.sumHoles += uint32(st.preHole)
 	}
+	id := p.m.idOf(t)
+	if p.expanding[id] {
+		p.str("<ERROR: type loop>}")
+		return
+	}
+	p.expanding[id] = true
 	last := p.classMembers(t, &cc, &sums, &newline, depth)
+	p.expanding[id] = false
 	p.forcePadding(t, last, &cc, depth)
 	if cc.emitStats {
 		p.classStats(t, &cc, &sums)
@@ -156,7 +163,7 @@ func (p *Printer) classMembers(t *Type, cc *conf, sums *structSums, newline *uin
 	st := p.state(t)
 	last := -1
 	var lastSize uint64
-	for i := t.First; i < t.First+t.N; i++ {
+	for i := t.First; i < t.First+t.N && !p.overflow; i++ {
 		pos := &p.m.Members[i]
 		if !p.opt.SuppressAlignedAttribute && pos.Align != 0 {
 			var forcedHole int32

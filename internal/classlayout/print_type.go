@@ -42,7 +42,7 @@ func (p *Printer) typeFprintf(t *Type, name string, c *conf, depth int) {
 			}
 			p.str(t.Name)
 			next := p.m.Type(t.Ref)
-			if next == nil {
+			if depth++; next == nil || depth > maxDepth {
 				p.typeNotFound(c, name)
 				return
 			}
@@ -80,7 +80,7 @@ func (p *Printer) typeFprintf(t *Type, name string, c *conf, depth int) {
 					continue
 				}
 			}
-			p.printDefault(t, name, &tc)
+			p.printDefault(t, name, &tc, depth)
 		case KindFuncProto:
 			p.ftype(t, name, false, false, tc.typeSpacing, true, depth+1)
 		case KindAtomic, KindConst:
@@ -101,7 +101,7 @@ func (p *Printer) typeFprintf(t *Type, name string, c *conf, depth int) {
 				}
 				continue
 			}
-			p.printDefault(t, name, &tc)
+			p.printDefault(t, name, &tc, depth)
 		case KindArray:
 			p.arrayFprintf(t, name, &tc, depth+1)
 		case KindStruct:
@@ -142,14 +142,14 @@ func (p *Printer) typeFprintf(t *Type, name string, c *conf, depth int) {
 			}
 			continue
 		default:
-			p.printDefault(t, name, &tc)
+			p.printDefault(t, name, &tc, depth)
 		}
 		return
 	}
 }
 
-func (p *Printer) printDefault(t *Type, name string, c *conf) {
-	p.padRight(p.tagName(t, 128), c.typeSpacing)
+func (p *Printer) printDefault(t *Type, name string, c *conf, depth int) {
+	p.padRight(p.tagNameAt(t, 128, depth), c.typeSpacing)
 	p.byte1(' ')
 	p.str(orEmpty(name))
 }
@@ -223,10 +223,23 @@ func (p *Printer) arrayFprintf(t *Type, name string, c *conf, depth int) {
 // ftype is ftype__fprintf: a function type with its return type padded to
 // spacing, then "(*name)" for a pointer, then the parameters.
 func (p *Printer) ftype(t *Type, name string, inlined, isPointer bool, spacing int, isProto bool, depth int) {
+	id := p.m.idOf(t)
+	if p.expanding[id] || depth > maxDepth {
+		p.str("<ERROR: type loop>")
+		return
+	}
+	if p.members++; p.members > memberBudget && !p.overflow {
+		p.overflow, p.overflowErr = true, errTooBig{t.Name}
+	}
+	if p.overflow {
+		return
+	}
+	p.expanding[id] = true
+	defer func() { p.expanding[id] = false }()
 	if inlined {
 		p.str("inline ")
 	}
-	p.padRight(p.tagName(p.m.Type(t.Ref), 128), spacing)
+	p.padRight(p.tagNameAt(p.m.Type(t.Ref), 128, depth), spacing)
 	p.byte1(' ')
 	if isProto {
 		p.byte1('(')
@@ -273,7 +286,7 @@ func (p *Printer) params(t *Type, depth int) {
 			p.ftype(typ, name, true, false, 0, false, depth+1)
 			continue
 		}
-		p.str(p.tagName(typ, 128))
+		p.str(p.tagNameAt(typ, 128, depth))
 		if name != null {
 			p.byte1(' ')
 			p.str(name)

@@ -74,6 +74,15 @@ type Printer struct {
 	hole    []int32
 	bitHole []uint8
 
+	// expanding marks the structs and unions being printed inline, to cut
+	// reference cycles; members counts the member lines of the top-level
+	// type being printed, which stops at memberBudget (types that nest
+	// others many times over, as corrupt input may, would never end).
+	expanding []bool
+	members   int
+	overflow    bool
+	overflowErr error
+
 	needResort     bool
 	containersSeen map[string][]uint32 // -i's types printed // --sort met types equal but for their members' types
 }
@@ -91,7 +100,8 @@ func NewPrinter(m *Model, opt Options) *Printer {
 	}
 	return &Printer{
 		m: m, opt: opt,
-		cls:     make([]classState, len(m.Types)),
+		cls:       make([]classState, len(m.Types)),
+		expanding: make([]bool, len(m.Types)),
 		hole:    make([]int32, len(m.Members)),
 		bitHole: make([]uint8, len(m.Members)),
 	}
@@ -119,6 +129,9 @@ func (p *Printer) Print(w io.Writer, errw io.Writer) error {
 	}
 	if err != nil {
 		return err
+	}
+	if p.overflow {
+		return p.overflowErr
 	}
 	if err := flush(); err != nil {
 		return err
@@ -206,8 +219,19 @@ func (p *Printer) classFormatter(t *Type, id uint32) {
 			return
 		}
 	}
+	p.members = 0
 	p.tagFprintf(t, &c)
 	p.byte1('\n')
+}
+
+// memberBudget bounds the member lines of one printed type.
+const memberBudget = 1 << 22
+
+// errTooBig reports a type whose printing exceeded memberBudget.
+type errTooBig struct{ name string }
+
+func (e errTooBig) Error() string {
+	return fmt.Sprintf("type %q expands to more than %d members (corrupt input?)", e.name, memberBudget)
 }
 
 // format prints one selected type with the chosen formatter.
