@@ -78,8 +78,8 @@ type Printer struct {
 	// reference cycles; members counts the member lines of the top-level
 	// type being printed, which stops at memberBudget (types that nest
 	// others many times over, as corrupt input may, would never end).
-	expanding []bool
-	members   int
+	expanding   []bool
+	members     int
 	overflow    bool
 	overflowErr error
 
@@ -102,8 +102,8 @@ func NewPrinter(m *Model, opt Options) *Printer {
 		m: m, opt: opt,
 		cls:       make([]classState, len(m.Types)),
 		expanding: make([]bool, len(m.Types)),
-		hole:    make([]int32, len(m.Members)),
-		bitHole: make([]uint8, len(m.Members)),
+		hole:      make([]int32, len(m.Members)),
+		bitHole:   make([]uint8, len(m.Members)),
 	}
 }
 
