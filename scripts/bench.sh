@@ -122,5 +122,18 @@ if command -v pahole >/dev/null; then
 else
   echo "bench: pahole not installed; skipping the -J comparisons" >&2
 fi
+# pahole's layout view (gobtf without -J): every struct and union of the
+# vmlinux's BTF. The peer is pahole master ($PAHOLE_MASTER, not in CI) when
+# given, else apt's pahole, whose output differs (it is 1.24).
+LAYOUT_PEER=${PAHOLE_MASTER:-$(command -v pahole || true)}
+if [ -n "$LAYOUT_PEER" ]; then
+  [ -n "${PAHOLE_MASTER:-}" ] || echo "bench: PAHOLE_MASTER unset: layout view compared with apt's pahole $(pahole --version), not master"
+  LBTF="$SHARED/reference/vmlinux-6.1.0-56-cloud-amd64.kbuild.btf"
+  for i in $(seq "$RUNS"); do
+    measure gobtf-layout-btf bin/gobtf -F btf "$LBTF"
+    measure pahole-layout-btf "$LAYOUT_PEER" -F btf "$LBTF"
+  done
+  report "layout view of every struct from the vmlinux BTF (pahole -F btf)" gobtf-layout-btf pahole-layout-btf
+fi
 echo
 echo "bench: load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
