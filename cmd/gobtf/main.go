@@ -71,7 +71,10 @@ func newRootCmdWith(stdout, stderr io.Writer, opts *encodeOptions) *cobra.Comman
 		Long: `gobtf reads the DWARF debug information of an ELF file (a vmlinux, a kernel
 module, any C program), converts it to BTF, deduplicates it and writes it as a
 .BTF section into the file or, with --btf_encode_detached, to a separate file.
-It accepts pahole's encoding flags.`,
+It accepts pahole's encoding flags.
+
+Without -J, gobtf prints the layout of the structs and unions of FILE's BTF
+as pahole does (pahole's printing options; -F btf).`,
 		Version:       paholeVersion,
 		SilenceUsage:  true,
 		SilenceErrors: true,
