@@ -164,6 +164,7 @@ func (p *printOptions) options() (classlayout.Options, error) {
 		o.CachelineSize = machineCacheline()
 	}
 	o.Contains = p.contains
+	o.FixupSillyBitfields = p.fixupSilly
 	names, err := classNameList(p.classNames)
 	if err != nil {
 		return o, err
@@ -212,16 +213,39 @@ func classNameList(s string) ([]string, error) {
 	return out, nil
 }
 
-// runPrint is gobtf's pahole mode: print the layout of the types of FILE.
+// runPrint is gobtf's pahole mode: print the layout of the types of FILE,
+// from the first format of -F (default: DWARF, then BTF, as pahole tries
+// them) that FILE has; --btf_base means BTF.
 func runPrint(cmd *cobra.Command, p *printOptions, basePath string, path string) error {
 	opt, err := p.options()
 	if err != nil {
 		return err
 	}
-	if err := checkFormat(p.format, basePath, path); err != nil {
+	opt.UnitName = path
+	formats, err := formatList(p.format, basePath)
+	if err != nil {
 		return err
 	}
+	for _, f := range formats {
+		if f == "dwarf" {
+			dw, ok, err := classlayout.OpenDWARF(path)
+			if err != nil && !errors.Is(err, elfio.ErrNotELF) {
+				return err
+			}
+			if ok {
+				defer dw.Close()
+				return classlayout.PrintDWARF(dw, opt, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			}
+			continue
+		}
+		return printBTF(cmd, opt, basePath, path)
+	}
+	return fmt.Errorf("%s has no %s type information", path, strings.Join(formats, ","))
+}
+
+func printBTF(cmd *cobra.Command, opt classlayout.Options, basePath, path string) error {
 	var base *btf.Spec
+	var err error
 	if basePath != "" {
 		if base, err = loadDumpSpec(basePath, nil); err != nil {
 			return err
@@ -231,7 +255,6 @@ func runPrint(cmd *cobra.Command, p *printOptions, basePath string, path string)
 	if err != nil {
 		return err
 	}
-	opt.UnitName = path
 	m, err := classlayout.FromBTF(spec, opt.CachelineSize)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -239,34 +262,25 @@ func runPrint(cmd *cobra.Command, p *printOptions, basePath string, path string)
 	return classlayout.NewPrinter(m, opt).Print(cmd.OutOrStdout(), cmd.ErrOrStderr())
 }
 
-// checkFormat applies -F: gobtf reads BTF only, so "dwarf" alone, or no -F
-// on an ELF file with DWARF (which pahole would read), is refused.
-func checkFormat(format, basePath, path string) error {
-	if format != "" {
-		for _, f := range strings.Split(format, ",") {
-			switch f {
-			case "btf":
-				return nil
-			case "dwarf", "ctf":
-			default:
-				return usageError{fmt.Errorf("-F %s: unknown format %q", format, f)}
-			}
-		}
-		return usageError{fmt.Errorf("-F %s: reading DWARF is not implemented by gobtf's printing mode (use -F btf)", format)}
-	}
+// formatList is -F's list of formats to try, in order; pahole's default is
+// DWARF then BTF, and --btf_base means BTF.
+func formatList(format, basePath string) ([]string, error) {
 	if basePath != "" {
-		return nil // pahole reads BTF when --btf_base is given
+		return []string{"btf"}, nil
 	}
-	f, err := elfio.Open(path)
-	if errors.Is(err, elfio.ErrNotELF) {
-		return nil
+	if format == "" {
+		return []string{"dwarf", "btf"}, nil
 	}
-	if err != nil {
-		return err
+	var out []string
+	for _, f := range strings.Split(format, ",") {
+		switch f {
+		case "btf", "dwarf":
+			out = append(out, f)
+		case "ctf":
+			return nil, usageError{fmt.Errorf("-F %s: CTF is not implemented by gobtf", format)}
+		default:
+			return nil, usageError{fmt.Errorf("-F %s: unknown format %q", format, f)}
+		}
 	}
-	defer f.Close()
-	if f.DebugSection(".debug_info") != nil {
-		return usageError{fmt.Errorf("%s has DWARF, which pahole would read; reading DWARF is not implemented by gobtf's printing mode (use -F btf)", path)}
-	}
-	return nil
+	return out, nil
 }

@@ -63,6 +63,10 @@ type Options struct {
 	// which does not record it, the unit (UnitName) and "(null):0".
 	ShowDeclInfo bool
 	UnitName     string
+
+	// FixupSillyBitfields (--fixup_silly_bitfields) reads DWARF bitfields
+	// as wide as their type as plain members.
+	FixupSillyBitfields bool
 }
 
 // Printer prints a Model as pahole does.
@@ -83,6 +87,7 @@ type Printer struct {
 	overflow    bool
 	overflowErr error
 
+	seen           *seenDefs // definitions printed, shared by the units of a file
 	needResort     bool
 	containersSeen map[string][]uint32 // -i's types printed // --sort met types equal but for their members' types
 }

@@ -11,7 +11,9 @@ import (
 // struct and union that passes the filters, once per distinct definition
 // of a name, in ID order (or sorted with --sort).
 func (p *Printer) printAll(flush func() error) error {
-	seen := make(map[string][]uint32)
+	if p.seen == nil {
+		p.seen = &seenDefs{byName: make(map[string][]seenDef)}
+	}
 	var sorted []uint32
 	for id := uint32(1); id < uint32(len(p.m.Types)); id++ {
 		t := &p.m.Types[id]
@@ -25,7 +27,7 @@ func (p *Printer) printAll(flush func() error) error {
 			continue
 		}
 		if t.Name != "" {
-			if p.duplicate(seen, id) {
+			if p.duplicateDef(id) {
 				continue
 			}
 		}
@@ -46,6 +48,59 @@ func (p *Printer) printAll(flush func() error) error {
 		}
 	}
 	return nil
+}
+
+// seenDef is a printed definition as pahole's type__compare sees it.
+type seenDef struct {
+	size    uint32
+	members []memberKey
+}
+
+type memberKey struct {
+	name         string
+	bitOffset    uint32
+	bitfieldSize uint32
+}
+
+// seenDefs records the structs and unions printed, by name, across the
+// units of a file.
+type seenDefs struct{ byName map[string][]seenDef }
+
+// duplicateDef reports whether a definition equal to type id for pahole
+// (type__compare: name, size, number of members, and each member's name
+// where both have one, bit offset and bitfield size) was printed, from
+// this unit or an earlier one, and records it if not.
+func (p *Printer) duplicateDef(id uint32) bool {
+	t := &p.m.Types[id]
+	ms := p.m.MembersOf(t)
+	for _, d := range p.seen.byName[t.Name] {
+		if d.size != t.Size || len(d.members) != len(ms) {
+			continue
+		}
+		same := true
+		for i := range ms {
+			a, b := &d.members[i], &ms[i]
+			if (a.name != "" && b.Name != "" && a.name != b.Name) || a.bitOffset != b.BitOffset || a.bitfieldSize != b.BitfieldSize {
+				same = false
+				break
+			}
+		}
+		if same && len(ms) != 0 && p.opt.Sort {
+			// With --sort pahole keeps both, to tell them apart by their
+			// members' types when it sorts again (sortClasses).
+			p.needResort = true
+			continue
+		}
+		if same {
+			return true
+		}
+	}
+	keys := make([]memberKey, len(ms))
+	for i := range ms {
+		keys[i] = memberKey{ms[i].Name, ms[i].BitOffset, ms[i].BitfieldSize}
+	}
+	p.seen.byName[t.Name] = append(p.seen.byName[t.Name], seenDef{t.Size, keys})
+	return false
 }
 
 // duplicate reports whether a struct or union equal to id for pahole

@@ -1,0 +1,405 @@
+package classlayout
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/elfio"
+)
+
+// DWARF tags and attributes the loader reads.
+const (
+	tagArray        = 0x01
+	tagClass        = 0x02
+	tagEnumeration  = 0x04
+	tagFormalParam  = 0x05
+	tagMember       = 0x0d
+	tagPointer      = 0x0f
+	tagStructure    = 0x13
+	tagSubroutine   = 0x15
+	tagTypedef      = 0x16
+	tagUnion        = 0x17
+	tagUnspecParams = 0x18
+	tagInheritance  = 0x1c
+	tagBase         = 0x24
+	tagSubrange     = 0x21
+	tagConst        = 0x26
+	tagEnumerator   = 0x28
+	tagVolatile     = 0x35
+	tagRestrict     = 0x37
+	tagAtomic       = 0x47
+
+	atName             = 0x03
+	atByteSize         = 0x0b
+	atBitOffset        = 0x0c
+	atBitSize          = 0x0d
+	atConstValue       = 0x1c
+	atUpperBound       = 0x2f
+	atCount            = 0x37
+	atDataMemberLoc    = 0x38
+	atDeclaration      = 0x3c
+	atEncoding         = 0x3e
+	atType             = 0x49
+	atAlignment        = 0x88
+	atDataBitOffset    = 0x6b
+	atGNUVector        = 0x2107
+	ateSigned          = 0x05
+	ateSignedChar      = 0x06
+	dwarfMaxDimensions = 64
+)
+
+// DWARF is the DWARF of an ELF file, read one compilation unit at a time
+// as pahole reads it.
+type DWARF struct {
+	f    *elfio.File
+	d    *die.Data
+	le   bool
+	path string
+}
+
+// OpenDWARF opens the DWARF of the ELF file at path; ok is false (and err
+// nil) when the file has none.
+func OpenDWARF(path string) (dw *DWARF, ok bool, err error) {
+	f, err := elfio.Open(path)
+	if err != nil {
+		return nil, false, err
+	}
+	if f.DebugSection(".debug_info") == nil {
+		f.Close()
+		return nil, false, nil
+	}
+	ds, err := f.DWARFSections()
+	if err != nil {
+		f.Close()
+		return nil, false, err
+	}
+	d, err := die.New(&die.Sections{Order: ds.Order, Info: ds.Info, Abbrev: ds.Abbrev, Str: ds.Str, LineStr: ds.LineStr,
+		StrOffsets: ds.StrOffsets, Addr: ds.Addr, RngLists: ds.RngLists, LocLists: ds.LocLists, Loc: ds.Loc,
+		Ranges: ds.Ranges, Types: ds.Types})
+	if err != nil {
+		f.Close()
+		return nil, false, fmt.Errorf("%s: %w", path, err)
+	}
+	return &DWARF{f: f, d: d, le: ds.Order == nil || ds.Order == binary.LittleEndian, path: path}, true, nil
+}
+
+// Close releases the file.
+func (dw *DWARF) Close() error { return dw.f.Close() }
+
+// NumUnits is the number of compilation units.
+func (dw *DWARF) NumUnits() int { return len(dw.d.Units()) }
+
+// unitLoader holds the pieces of one unit's model while its DIEs are read:
+// references are DIE offsets until every DIE has an ID.
+type unitLoader struct {
+	m        *Model
+	ids      map[uint64]uint32 // DIE offset -> type ID
+	refOff   []uint64          // by type ID: DW_AT_type's DIE offset, 0 for none
+	enc      []uint8           // by type ID: base types' DW_AT_encoding
+	members  [][]Member        // by type ID
+	memOff   [][]uint64        // by type ID: members' DW_AT_type offsets
+	hasBit   [][]bool          // by type ID: member has DW_AT_data_bit_offset
+	enums    [][]Enumerator
+	params   [][]Param
+	parOff   [][]uint64
+	dims     [][]uint32
+	stack    []uint32 // type ID of the open DIE at each depth, 0 if none
+	fixSilly bool
+}
+
+// LoadUnit builds the model of compilation unit i, as pahole's DWARF
+// loader sees it: its types in DIE order, member sizes and bitfield
+// offsets worked out as pahole does, alignment attributes as written.
+func (dw *DWARF) LoadUnit(i int, fixupSillyBitfields bool) (*Model, error) {
+	u := &dw.d.Units()[i]
+	l := &unitLoader{m: &Model{Types: make([]Type, 1), AddrSize: uint32(u.AddrSize), HasAlignInfo: true},
+		ids: make(map[uint64]uint32), refOff: make([]uint64, 1), enc: make([]uint8, 1),
+		members: make([][]Member, 1), memOff: make([][]uint64, 1), hasBit: make([][]bool, 1),
+		enums: make([][]Enumerator, 1), params: make([][]Param, 1), parOff: make([][]uint64, 1), dims: make([][]uint32, 1),
+		fixSilly: fixupSillyBitfields}
+	r := dw.d.NewReader()
+	r.Seek(u)
+	var e die.Entry
+	for {
+		ok, err := r.Next(&e)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", dw.path, err)
+		}
+		if !ok {
+			break
+		}
+		if e.Depth == 0 {
+			l.push(0, 0)
+			continue
+		}
+		l.entry(&e)
+	}
+	l.finish(dw.le)
+	return l.m, nil
+}
+
+func (l *unitLoader) push(depth int, id uint32) {
+	for len(l.stack) <= depth {
+		l.stack = append(l.stack, 0)
+	}
+	l.stack[depth] = id
+}
+
+// parent returns the type ID of the DIE's parent, 0 when it is no type.
+func (l *unitLoader) parent(e *die.Entry) uint32 {
+	if e.Depth-1 < len(l.stack) {
+		return l.stack[e.Depth-1]
+	}
+	return 0
+}
+
+func (l *unitLoader) newType(e *die.Entry, k Kind) uint32 {
+	id := uint32(len(l.m.Types))
+	t := Type{Kind: k}
+	if f := e.Field(atName); f != nil {
+		t.Name = f.Str()
+	}
+	l.m.Types = append(l.m.Types, t)
+	ref, _ := e.Val(atType)
+	if f := e.Field(atType); f == nil || !f.IsRef() {
+		ref = 0
+	}
+	l.refOff = append(l.refOff, ref)
+	enc, _ := e.Val(atEncoding)
+	l.enc = append(l.enc, uint8(enc))
+	l.members = append(l.members, nil)
+	l.memOff = append(l.memOff, nil)
+	l.hasBit = append(l.hasBit, nil)
+	l.enums = append(l.enums, nil)
+	l.params = append(l.params, nil)
+	l.parOff = append(l.parOff, nil)
+	l.dims = append(l.dims, nil)
+	l.ids[e.Offset] = id
+	return id
+}
+
+func (l *unitLoader) entry(e *die.Entry) {
+	var id uint32
+	switch e.Tag {
+	case tagBase:
+		id = l.newType(e, KindBase)
+		sz, _ := e.Val(atByteSize)
+		l.m.Types[id].Size = uint32(sz)
+	case tagPointer:
+		id = l.newType(e, KindPointer)
+	case tagConst:
+		id = l.newType(e, KindConst)
+	case tagVolatile:
+		id = l.newType(e, KindVolatile)
+	case tagRestrict:
+		id = l.newType(e, KindRestrict)
+	case tagAtomic:
+		id = l.newType(e, KindAtomic)
+	case tagTypedef:
+		id = l.newType(e, KindTypedef)
+	case tagArray:
+		id = l.newType(e, KindArray)
+		if _, ok := e.Val(atGNUVector); ok {
+			l.m.Types[id].Flags |= FlagVector
+		}
+	case tagStructure, tagClass, tagUnion:
+		k := KindStruct
+		if e.Tag == tagUnion {
+			k = KindUnion
+		}
+		id = l.newType(e, k)
+		t := &l.m.Types[id]
+		sz, _ := e.Val(atByteSize)
+		al, _ := e.Val(atAlignment)
+		t.Size, t.Align = uint32(sz), uint32(al)
+		if d, _ := e.Val(atDeclaration); d != 0 {
+			t.Flags |= FlagDeclaration
+		}
+	case tagEnumeration:
+		id = l.newType(e, KindEnum)
+		t := &l.m.Types[id]
+		sz, _ := e.Val(atByteSize)
+		t.Size = uint32(sz)
+		if sz == 0 {
+			t.Size = 4
+		}
+		al, _ := e.Val(atAlignment)
+		t.Align = uint32(al)
+		if d, _ := e.Val(atDeclaration); d != 0 {
+			t.Flags |= FlagDeclaration
+		}
+	case tagSubroutine:
+		id = l.newType(e, KindFuncProto)
+	case tagMember, tagInheritance:
+		l.member(e)
+	case tagEnumerator:
+		if p := l.parent(e); p != 0 && l.m.Types[p].Kind == KindEnum {
+			v, _ := e.Val(atConstValue)
+			name := ""
+			if f := e.Field(atName); f != nil {
+				name = f.Str()
+			}
+			l.enums[p] = append(l.enums[p], Enumerator{name, v})
+		}
+	case tagSubrange:
+		if p := l.parent(e); p != 0 && l.m.Types[p].Kind == KindArray && len(l.dims[p]) < dwarfMaxDimensions {
+			var n uint64
+			if ub, ok := e.Val(atUpperBound); ok {
+				n = ub + 1
+			} else if c, ok := e.Val(atCount); ok {
+				n = c
+			}
+			l.dims[p] = append(l.dims[p], uint32(n))
+		}
+	case tagFormalParam:
+		if p := l.parent(e); p != 0 && l.m.Types[p].Kind == KindFuncProto {
+			name := ""
+			if f := e.Field(atName); f != nil {
+				name = f.Str()
+			}
+			ref, _ := e.Val(atType)
+			l.params[p] = append(l.params[p], Param{Name: name})
+			l.parOff[p] = append(l.parOff[p], ref)
+		}
+	case tagUnspecParams:
+		if p := l.parent(e); p != 0 && l.m.Types[p].Kind == KindFuncProto {
+			l.m.Types[p].Flags |= FlagVarargs
+		}
+	}
+	if e.Children {
+		l.push(e.Depth, id)
+	}
+}
+
+// member records a struct or union member as pahole's class_member__new
+// reads it; its size and bitfield place are settled in finish.
+func (l *unitLoader) member(e *die.Entry) {
+	p := l.parent(e)
+	if p == 0 || (l.m.Types[p].Kind != KindStruct && l.m.Types[p].Kind != KindUnion) {
+		return
+	}
+	var mb Member
+	if f := e.Field(atName); f != nil {
+		mb.Name = f.Str()
+	}
+	al, _ := e.Val(atAlignment)
+	mb.Align = uint32(al)
+	bitOff, hasBit := e.Val(atDataBitOffset)
+	if hasBit {
+		mb.BitOffset = uint32(bitOff)
+	} else {
+		loc, _ := e.Val(atDataMemberLoc)
+		mb.ByteOffset = uint32(loc)
+		mb.BitOffset = mb.ByteOffset * 8
+		bo, _ := e.Val(atBitOffset)
+		mb.BitfieldOffset = int32(int8(bo))
+	}
+	bs, _ := e.Val(atByteSize)
+	mb.ByteSize = uint32(bs)
+	bf, _ := e.Val(atBitSize)
+	mb.BitfieldSize = uint32(uint8(bf))
+	ref, _ := e.Val(atType)
+	l.members[p] = append(l.members[p], mb)
+	l.memOff[p] = append(l.memOff[p], ref)
+	l.hasBit[p] = append(l.hasBit[p], hasBit)
+}
+
+func (l *unitLoader) resolve(off uint64) uint32 {
+	if off == 0 {
+		return 0
+	}
+	return l.ids[off]
+}
+
+// finish resolves references, lays the members, enumerators, parameters
+// and dimensions out flat, and settles member sizes and bitfields.
+func (l *unitLoader) finish(littleEndian bool) {
+	m := l.m
+	for id := 1; id < len(m.Types); id++ {
+		t := &m.Types[id]
+		t.Ref = l.resolve(l.refOff[id])
+		switch t.Kind {
+		case KindStruct, KindUnion:
+			t.First, t.N = uint32(len(m.Members)), uint32(len(l.members[id]))
+			for j, mb := range l.members[id] {
+				mb.Type = l.resolve(l.memOff[id][j])
+				m.Members = append(m.Members, mb)
+			}
+		case KindEnum:
+			t.First, t.N = uint32(len(m.Enumerators)), uint32(len(l.enums[id]))
+			m.Enumerators = append(m.Enumerators, l.enums[id]...)
+			if r := m.Type(t.Ref); r != nil && r.Kind == KindBase {
+				if enc := l.enc[t.Ref]; enc == ateSigned || enc == ateSignedChar {
+					t.Flags |= FlagSigned
+				}
+			}
+		case KindFuncProto:
+			t.First, t.N = uint32(len(m.Params)), uint32(len(l.params[id]))
+			for j, prm := range l.params[id] {
+				prm.Type = l.resolve(l.parOff[id][j])
+				m.Params = append(m.Params, prm)
+			}
+		case KindArray:
+			t.First, t.N = uint32(len(m.Dims)), uint32(len(l.dims[id]))
+			m.Dims = append(m.Dims, l.dims[id]...)
+		}
+	}
+	for id := 1; id < len(m.Types); id++ {
+		if t := &m.Types[id]; t.Kind == KindStruct || t.Kind == KindUnion {
+			for j := range l.members[id] {
+				l.settleMember(&m.Members[t.First+uint32(j)], l.hasBit[id][j], littleEndian)
+			}
+		}
+	}
+}
+
+// settleMember is pahole's class_member__cache_byte_size: the size of a
+// member's storage unit and, for a bitfield, its place in that unit.
+func (l *unitLoader) settleMember(mb *Member, hasBit, littleEndian bool) {
+	m := l.m
+	if mb.BitfieldSize == 0 {
+		if mb.ByteSize == 0 {
+			mb.ByteSize = m.tagSize(m.Type(mb.Type), 0)
+		}
+		mb.BitSize = mb.ByteSize * 8
+		return
+	}
+	if mb.ByteSize == 0 {
+		t := m.stripTypedefsAndModifiers(mb.Type)
+		mb.ByteSize = m.tagSize(t, 0)
+		if mb.ByteSize == 0 && t != nil {
+			mb.ByteSize = (t.Size*8 + 7) / 8 * 8
+		}
+	}
+	mb.BitSize = mb.ByteSize * 8
+	if mb.ByteSize == 0 {
+		mb.BitfieldOffset = 0
+		return
+	}
+	bfo := int8(mb.BitfieldOffset)
+	if !hasBit {
+		if littleEndian {
+			bfo = int8(int32(mb.BitSize) - int32(bfo) - int32(mb.BitfieldSize))
+		}
+		mb.BitOffset = mb.ByteOffset*8 + uint32(int32(bfo))
+	} else {
+		mb.ByteOffset = mb.BitOffset / 8
+		bfo = int8(mb.BitOffset - mb.ByteOffset*8)
+	}
+	if bfo < 0 {
+		bfo = int8(int32(bfo) + int32(mb.BitSize))
+		mb.ByteOffset -= mb.ByteSize
+		mb.BitOffset = mb.ByteOffset*8 + uint32(int32(bfo))
+	}
+	bfo = int8(int32(bfo) + int32(mb.ByteOffset%mb.ByteSize)*8)
+	mb.ByteOffset = mb.BitOffset / mb.BitSize * mb.BitSize / 8
+	if int32(bfo) >= int32(mb.BitSize) {
+		bfo = int8(int32(bfo) - int32(mb.BitSize))
+		mb.ByteOffset += mb.ByteSize
+	}
+	mb.BitfieldOffset = int32(bfo)
+	if l.fixSilly && mb.ByteSize == 8*mb.BitfieldSize {
+		mb.BitfieldSize, mb.BitfieldOffset = 0, 0
+	}
+}

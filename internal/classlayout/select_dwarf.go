@@ -1,0 +1,93 @@
+package classlayout
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+)
+
+// PrintDWARF writes what pahole prints from the DWARF of dw with options
+// opt: each compilation unit is loaded and printed in turn, as pahole does.
+// With ClassNames, the names are looked for unit by unit, in their order
+// (a unit lacking the next name passes the rest on to the following
+// units); without, every struct and union is printed once per distinct
+// definition across units.
+func PrintDWARF(dw *DWARF, opt Options, w, errw io.Writer) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var err error
+	if len(opt.ClassNames) > 0 {
+		err = printDWARFNamed(dw, opt, bw, errw)
+	} else {
+		err = printDWARFAll(dw, opt, bw)
+	}
+	if err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+func printDWARFNamed(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer) error {
+	remaining := opt.ClassNames
+	for i := 0; i < dw.NumUnits() && len(remaining) > 0; i++ {
+		m, err := dw.LoadUnit(i, opt.FixupSillyBitfields)
+		if err != nil {
+			return err
+		}
+		p := NewPrinter(m, opt)
+		for len(remaining) > 0 {
+			id := p.findTypeByName(remaining[0])
+			if id == 0 {
+				break
+			}
+			p.printOne(id)
+			remaining = remaining[1:]
+		}
+		if _, err := bw.Write(p.buf); err != nil {
+			return err
+		}
+		if p.overflow {
+			return p.overflowErr
+		}
+	}
+	if len(remaining) > 0 {
+		bw.Flush()
+		fmt.Fprintf(errw, "pahole: type '%s' not found\n", remaining[0])
+	}
+	return nil
+}
+
+// printOne prints a type -C named, as pahole's stealer does.
+func (p *Printer) printOne(id uint32) {
+	t := &p.m.Types[id]
+	p.findHoles(t)
+	if p.opt.Contains {
+		p.printContainers(id)
+		return
+	}
+	p.format(t, id)
+	p.byte1('\n')
+}
+
+// printDWARFAll is pahole's print_classes over every unit in turn, with one
+// record of the definitions printed across them.
+func printDWARFAll(dw *DWARF, opt Options, bw *bufio.Writer) error {
+	seen := &seenDefs{byName: make(map[string][]seenDef)}
+	for i := 0; i < dw.NumUnits(); i++ {
+		m, err := dw.LoadUnit(i, opt.FixupSillyBitfields)
+		if err != nil {
+			return err
+		}
+		p := NewPrinter(m, opt)
+		p.seen = seen
+		if err := p.printAll(func() error { _, err := bw.Write(p.buf); p.buf = p.buf[:0]; return err }); err != nil {
+			return err
+		}
+		if _, err := bw.Write(p.buf); err != nil {
+			return err
+		}
+		if p.overflow {
+			return p.overflowErr
+		}
+	}
+	return nil
+}
