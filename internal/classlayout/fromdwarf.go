@@ -175,6 +175,9 @@ func (l *unitLoader) newType(e *die.Entry, k Kind) uint32 {
 	l.params = append(l.params, nil)
 	l.parOff = append(l.parOff, nil)
 	l.dims = append(l.dims, nil)
+	if e.Depth > 1 {
+		l.m.Types[id].Flags |= FlagNested
+	}
 	l.ids[e.Offset] = id
 	return id
 }

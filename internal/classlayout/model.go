@@ -42,6 +42,7 @@ const (
 	FlagFloat                         // floating-point base type
 	FlagVarargs                       // function type ending in "..."
 	FlagVector                        // array is a GNU vector
+	FlagNested                        // defined inside a function or another type, not at file scope
 )
 
 // Type is one type. Which fields mean something depends on Kind: Size is in

@@ -238,6 +238,11 @@ func (p *Printer) filter(t *Type, id uint32) bool {
 	if o.JustPacked && !p.inferPacked(t) {
 		return false
 	}
+	if t.Flags&FlagNested != 0 {
+		// pahole shows only the types of file scope (no --show_private_classes).
+		p.findHoles(t)
+		return false
+	}
 	if t.Flags&FlagDeclaration != 0 {
 		return false
 	}
