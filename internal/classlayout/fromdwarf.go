@@ -3,6 +3,7 @@ package classlayout
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
 	"github.com/gobtf/gobtf/internal/elfio"
@@ -29,6 +30,7 @@ const (
 	tagVolatile     = 0x35
 	tagRestrict     = 0x37
 	tagAtomic       = 0x47
+	tagSubprogram   = 0x2e
 
 	atName             = 0x03
 	atByteSize         = 0x0b
@@ -91,32 +93,55 @@ func (dw *DWARF) Close() error { return dw.f.Close() }
 func (dw *DWARF) NumUnits() int { return len(dw.d.Units()) }
 
 // unitLoader holds the pieces of one unit's model while its DIEs are read:
-// references are DIE offsets until every DIE has an ID.
+// references are DIE offsets until every DIE has an ID. The members,
+// enumerators, parameters and dimensions of all types are collected in
+// DIE order with their owner's ID, and grouped by owner at the end (C
+// nests types in structs rarely, but it does).
 type unitLoader struct {
 	m        *Model
-	ids      map[uint64]uint32 // DIE offset -> type ID
-	refOff   []uint64          // by type ID: DW_AT_type's DIE offset, 0 for none
-	enc      []uint8           // by type ID: base types' DW_AT_encoding
-	members  [][]Member        // by type ID
-	memOff   [][]uint64        // by type ID: members' DW_AT_type offsets
-	hasBit   [][]bool          // by type ID: member has DW_AT_data_bit_offset
-	enums    [][]Enumerator
-	params   [][]Param
-	parOff   [][]uint64
-	dims     [][]uint32
+	offs     []uint64 // by type ID: the DIE's offset, increasing
+	aux      []typeAux
+	members  []pendingMember
+	enums    []owned[Enumerator]
+	params   []owned[Param]
+	parOff   []uint64 // by entry of params
+	dims     []owned[uint32]
 	stack    []uint32 // type ID of the open DIE at each depth, 0 if none
 	fixSilly bool
+}
+
+type typeAux struct {
+	refOff uint64 // DW_AT_type's DIE offset, 0 for none
+	enc    uint8  // base types' DW_AT_encoding
+}
+
+type pendingMember struct {
+	owner  uint32
+	hasBit bool
+	typOff uint64
+	mb     Member
+}
+
+type owned[T any] struct {
+	owner uint32
+	v     T
 }
 
 // LoadUnit builds the model of compilation unit i, as pahole's DWARF
 // loader sees it: its types in DIE order, member sizes and bitfield
 // offsets worked out as pahole does, alignment attributes as written.
-func (dw *DWARF) LoadUnit(i int, fixupSillyBitfields bool) (*Model, error) {
+//
+// With typesOnly, the bodies of functions are skipped: the types declared
+// there are never printed when printing every type (pahole shows types of
+// file scope only), though -C finds them.
+func (dw *DWARF) LoadUnit(i int, fixupSillyBitfields, typesOnly bool) (*Model, error) {
 	u := &dw.d.Units()[i]
-	l := &unitLoader{m: &Model{Types: make([]Type, 1), AddrSize: uint32(u.AddrSize), HasAlignInfo: true},
-		ids: make(map[uint64]uint32), refOff: make([]uint64, 1), enc: make([]uint8, 1),
-		members: make([][]Member, 1), memOff: make([][]uint64, 1), hasBit: make([][]bool, 1),
-		enums: make([][]Enumerator, 1), params: make([][]Param, 1), parOff: make([][]uint64, 1), dims: make([][]uint32, 1),
+	size := 1024 // a guess of the number of types, to allocate once
+	if u.End > u.Offset {
+		size = int(min((u.End-u.Offset)/64, 1<<20)) + 16
+	}
+	l := &unitLoader{m: &Model{Types: make([]Type, 1, size), AddrSize: uint32(u.AddrSize), HasAlignInfo: true},
+		offs: make([]uint64, 1, size), aux: make([]typeAux, 1, size), members: make([]pendingMember, 0, size),
 		fixSilly: fixupSillyBitfields}
 	r := dw.d.NewReader()
 	r.Seek(u)
@@ -131,6 +156,12 @@ func (dw *DWARF) LoadUnit(i int, fixupSillyBitfields bool) (*Model, error) {
 		}
 		if e.Depth == 0 {
 			l.push(0, 0)
+			continue
+		}
+		if typesOnly && e.Tag == tagSubprogram {
+			if err := r.SkipChildren(); err != nil {
+				return nil, fmt.Errorf("%s: %w", dw.path, err)
+			}
 			continue
 		}
 		l.entry(&e)
@@ -160,25 +191,20 @@ func (l *unitLoader) newType(e *die.Entry, k Kind) uint32 {
 	if f := e.Field(atName); f != nil {
 		t.Name = f.Str()
 	}
-	l.m.Types = append(l.m.Types, t)
-	ref, _ := e.Val(atType)
-	if f := e.Field(atType); f == nil || !f.IsRef() {
-		ref = 0
-	}
-	l.refOff = append(l.refOff, ref)
-	enc, _ := e.Val(atEncoding)
-	l.enc = append(l.enc, uint8(enc))
-	l.members = append(l.members, nil)
-	l.memOff = append(l.memOff, nil)
-	l.hasBit = append(l.hasBit, nil)
-	l.enums = append(l.enums, nil)
-	l.params = append(l.params, nil)
-	l.parOff = append(l.parOff, nil)
-	l.dims = append(l.dims, nil)
 	if e.Depth > 1 {
-		l.m.Types[id].Flags |= FlagNested
+		t.Flags |= FlagNested
 	}
-	l.ids[e.Offset] = id
+	l.m.Types = append(l.m.Types, t)
+	var a typeAux
+	if f := e.Field(atType); f != nil && f.IsRef() {
+		a.refOff = f.Val
+	}
+	if e.Tag == tagBase {
+		enc, _ := e.Val(atEncoding)
+		a.enc = uint8(enc)
+	}
+	l.aux = append(l.aux, a)
+	l.offs = append(l.offs, e.Offset)
 	return id
 }
 
@@ -243,17 +269,17 @@ func (l *unitLoader) entry(e *die.Entry) {
 			if f := e.Field(atName); f != nil {
 				name = f.Str()
 			}
-			l.enums[p] = append(l.enums[p], Enumerator{name, v})
+			l.enums = append(l.enums, owned[Enumerator]{p, Enumerator{name, v}})
 		}
 	case tagSubrange:
-		if p := l.parent(e); p != 0 && l.m.Types[p].Kind == KindArray && len(l.dims[p]) < dwarfMaxDimensions {
+		if p := l.parent(e); p != 0 && l.m.Types[p].Kind == KindArray {
 			var n uint64
 			if ub, ok := e.Val(atUpperBound); ok {
 				n = ub + 1
 			} else if c, ok := e.Val(atCount); ok {
 				n = c
 			}
-			l.dims[p] = append(l.dims[p], uint32(n))
+			l.dims = append(l.dims, owned[uint32]{p, uint32(n)})
 		}
 	case tagFormalParam:
 		if p := l.parent(e); p != 0 && l.m.Types[p].Kind == KindFuncProto {
@@ -262,8 +288,8 @@ func (l *unitLoader) entry(e *die.Entry) {
 				name = f.Str()
 			}
 			ref, _ := e.Val(atType)
-			l.params[p] = append(l.params[p], Param{Name: name})
-			l.parOff[p] = append(l.parOff[p], ref)
+			l.params = append(l.params, owned[Param]{p, Param{Name: name}})
+			l.parOff = append(l.parOff, ref)
 		}
 	case tagUnspecParams:
 		if p := l.parent(e); p != 0 && l.m.Types[p].Kind == KindFuncProto {
@@ -303,57 +329,87 @@ func (l *unitLoader) member(e *die.Entry) {
 	bf, _ := e.Val(atBitSize)
 	mb.BitfieldSize = uint32(uint8(bf))
 	ref, _ := e.Val(atType)
-	l.members[p] = append(l.members[p], mb)
-	l.memOff[p] = append(l.memOff[p], ref)
-	l.hasBit[p] = append(l.hasBit[p], hasBit)
+	l.members = append(l.members, pendingMember{p, hasBit, ref, mb})
 }
 
+// resolve maps a DIE offset to its type ID (0, void, when no type DIE of
+// the unit is there).
 func (l *unitLoader) resolve(off uint64) uint32 {
 	if off == 0 {
 		return 0
 	}
-	return l.ids[off]
+	i, ok := slices.BinarySearch(l.offs[1:], off)
+	if !ok {
+		return 0
+	}
+	return uint32(i + 1)
+}
+
+// group orders items by owner, stably, and returns for each owner ID the
+// index of its first item and their number.
+func group[T any](items []owned[T], n int) (out []T, first, count []uint32) {
+	first, count = make([]uint32, n), make([]uint32, n)
+	for _, it := range items {
+		count[it.owner]++
+	}
+	var sum uint32
+	for id := range count {
+		first[id] = sum
+		sum += count[id]
+	}
+	out = make([]T, len(items))
+	next := slices.Clone(first)
+	for _, it := range items {
+		out[next[it.owner]] = it.v
+		next[it.owner]++
+	}
+	return out, first, count
 }
 
 // finish resolves references, lays the members, enumerators, parameters
-// and dimensions out flat, and settles member sizes and bitfields.
+// and dimensions out by owner, and settles member sizes and bitfields.
 func (l *unitLoader) finish(littleEndian bool) {
 	m := l.m
-	for id := 1; id < len(m.Types); id++ {
+	n := len(m.Types)
+	for i := range l.params {
+		l.params[i].v.Type = l.resolve(l.parOff[i])
+	}
+	var enFirst, enCount, pFirst, pCount, dFirst, dCount []uint32
+	m.Enumerators, enFirst, enCount = group(l.enums, n)
+	m.Params, pFirst, pCount = group(l.params, n)
+	m.Dims, dFirst, dCount = group(l.dims, n)
+	mbs := make([]owned[int], len(l.members))
+	for i := range l.members {
+		mbs[i] = owned[int]{l.members[i].owner, i}
+	}
+	order, mFirst, mCount := group(mbs, n)
+	m.Members = make([]Member, len(order))
+	for j, i := range order {
+		pm := &l.members[i]
+		pm.mb.Type = l.resolve(pm.typOff)
+		m.Members[j] = pm.mb
+	}
+	for id := 1; id < n; id++ {
 		t := &m.Types[id]
-		t.Ref = l.resolve(l.refOff[id])
+		t.Ref = l.resolve(l.aux[id].refOff)
 		switch t.Kind {
 		case KindStruct, KindUnion:
-			t.First, t.N = uint32(len(m.Members)), uint32(len(l.members[id]))
-			for j, mb := range l.members[id] {
-				mb.Type = l.resolve(l.memOff[id][j])
-				m.Members = append(m.Members, mb)
-			}
+			t.First, t.N = mFirst[id], mCount[id]
 		case KindEnum:
-			t.First, t.N = uint32(len(m.Enumerators)), uint32(len(l.enums[id]))
-			m.Enumerators = append(m.Enumerators, l.enums[id]...)
+			t.First, t.N = enFirst[id], enCount[id]
 			if r := m.Type(t.Ref); r != nil && r.Kind == KindBase {
-				if enc := l.enc[t.Ref]; enc == ateSigned || enc == ateSignedChar {
+				if enc := l.aux[t.Ref].enc; enc == ateSigned || enc == ateSignedChar {
 					t.Flags |= FlagSigned
 				}
 			}
 		case KindFuncProto:
-			t.First, t.N = uint32(len(m.Params)), uint32(len(l.params[id]))
-			for j, prm := range l.params[id] {
-				prm.Type = l.resolve(l.parOff[id][j])
-				m.Params = append(m.Params, prm)
-			}
+			t.First, t.N = pFirst[id], pCount[id]
 		case KindArray:
-			t.First, t.N = uint32(len(m.Dims)), uint32(len(l.dims[id]))
-			m.Dims = append(m.Dims, l.dims[id]...)
+			t.First, t.N = dFirst[id], min(dCount[id], dwarfMaxDimensions)
 		}
 	}
-	for id := 1; id < len(m.Types); id++ {
-		if t := &m.Types[id]; t.Kind == KindStruct || t.Kind == KindUnion {
-			for j := range l.members[id] {
-				l.settleMember(&m.Members[t.First+uint32(j)], l.hasBit[id][j], littleEndian)
-			}
-		}
+	for j, i := range order {
+		l.settleMember(&m.Members[j], l.members[i].hasBit, littleEndian)
 	}
 }
 

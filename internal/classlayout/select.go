@@ -72,35 +72,52 @@ type seenDefs struct{ byName map[string][]seenDef }
 // this unit or an earlier one, and records it if not.
 func (p *Printer) duplicateDef(id uint32) bool {
 	t := &p.m.Types[id]
-	ms := p.m.MembersOf(t)
-	for _, d := range p.seen.byName[t.Name] {
-		if d.size != t.Size || len(d.members) != len(ms) {
-			continue
-		}
-		same := true
-		for i := range ms {
-			a, b := &d.members[i], &ms[i]
-			if (a.name != "" && b.Name != "" && a.name != b.Name) || a.bitOffset != b.BitOffset || a.bitfieldSize != b.BitfieldSize {
-				same = false
-				break
-			}
-		}
-		if same && len(ms) != 0 && p.opt.Sort {
-			// With --sort pahole keeps both, to tell them apart by their
-			// members' types when it sorts again (sortClasses).
-			p.needResort = true
-			continue
-		}
-		if same {
-			return true
-		}
-	}
+	dup, resort := p.seen.check(t.Name, t.Size, p.m.MembersOf(t), nil, p.opt.Sort)
+	p.needResort = p.needResort || resort
+	return dup
+}
+
+// keysOf returns what check compares of a definition's members.
+func keysOf(ms []Member) []memberKey {
 	keys := make([]memberKey, len(ms))
 	for i := range ms {
 		keys[i] = memberKey{ms[i].Name, ms[i].BitOffset, ms[i].BitfieldSize}
 	}
-	p.seen.byName[t.Name] = append(p.seen.byName[t.Name], seenDef{t.Size, keys})
-	return false
+	return keys
+}
+
+// check reports whether a definition of that name, size and members (ms,
+// or their keys) was recorded, and records it if not. With --sort a
+// definition equal but for its members' types is not a duplicate, and
+// resort says one was met.
+func (s *seenDefs) check(name string, size uint32, ms []Member, keys []memberKey, sort bool) (dup, resort bool) {
+	if keys == nil {
+		keys = keysOf(ms)
+	}
+	for _, d := range s.byName[name] {
+		if d.size != size || len(d.members) != len(keys) {
+			continue
+		}
+		same := true
+		for i := range keys {
+			a, b := &d.members[i], &keys[i]
+			if (a.name != "" && b.name != "" && a.name != b.name) || a.bitOffset != b.bitOffset || a.bitfieldSize != b.bitfieldSize {
+				same = false
+				break
+			}
+		}
+		if same && len(keys) != 0 && sort {
+			// pahole keeps both, to tell them apart by their members'
+			// types when it sorts again (sortClasses).
+			resort = true
+			continue
+		}
+		if same {
+			return true, resort
+		}
+	}
+	s.byName[name] = append(s.byName[name], seenDef{size, keys})
+	return false, resort
 }
 
 // duplicate reports whether a struct or union equal to id for pahole

@@ -17,8 +17,12 @@ func PrintDWARF(dw *DWARF, opt Options, w, errw io.Writer) error {
 	var err error
 	if len(opt.ClassNames) > 0 {
 		err = printDWARFNamed(dw, opt, bw, errw)
-	} else {
+	} else if opt.JustPacked || opt.Sort {
+		// --packed filters by packed attributes, which printing earlier
+		// types infers; --sort prints at the end: both go in order.
 		err = printDWARFAll(dw, opt, bw)
+	} else {
+		err = printDWARFParallel(dw, opt, bw)
 	}
 	if err != nil {
 		return err
@@ -29,7 +33,7 @@ func PrintDWARF(dw *DWARF, opt Options, w, errw io.Writer) error {
 func printDWARFNamed(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer) error {
 	remaining := opt.ClassNames
 	for i := 0; i < dw.NumUnits() && len(remaining) > 0; i++ {
-		m, err := dw.LoadUnit(i, opt.FixupSillyBitfields)
+		m, err := dw.LoadUnit(i, opt.FixupSillyBitfields, false)
 		if err != nil {
 			return err
 		}
@@ -73,7 +77,7 @@ func (p *Printer) printOne(id uint32) {
 func printDWARFAll(dw *DWARF, opt Options, bw *bufio.Writer) error {
 	seen := &seenDefs{byName: make(map[string][]seenDef)}
 	for i := 0; i < dw.NumUnits(); i++ {
-		m, err := dw.LoadUnit(i, opt.FixupSillyBitfields)
+		m, err := dw.LoadUnit(i, opt.FixupSillyBitfields, true)
 		if err != nil {
 			return err
 		}
