@@ -234,6 +234,9 @@ func runPrint(cmd *cobra.Command, p *printOptions, basePath string, path string)
 			}
 			if ok {
 				defer dw.Close()
+				if opt.ShowDeclInfo || opt.Sort {
+					return usageError{errors.New("-I/--show_decl_info and --sort are not implemented for DWARF by gobtf's printing mode (use -F btf)")}
+				}
 				return classlayout.PrintDWARF(dw, opt, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			}
 			continue
