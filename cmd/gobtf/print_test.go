@@ -15,9 +15,16 @@ import (
 )
 
 // runGobtfPrint runs gobtf's printing mode in dir with args and returns
-// stderr then stdout, as pahole's (unbuffered stderr first) land in one
-// file, and the exit status.
+// stderr then stdout (as pahole's land in one file when the output is
+// small: stderr is unbuffered), and the exit status.
 func runGobtfPrint(t *testing.T, dir string, args ...string) (string, int) {
+	t.Helper()
+	out, errOut, code := runGobtfPrint2(t, dir, args...)
+	return errOut + out, code
+}
+
+// runGobtfPrint2 runs gobtf's printing mode and returns stdout and stderr.
+func runGobtfPrint2(t *testing.T, dir string, args ...string) (string, string, int) {
 	t.Helper()
 	if dir != "" {
 		t.Chdir(dir)
@@ -32,7 +39,7 @@ func runGobtfPrint(t *testing.T, dir string, args ...string) (string, int) {
 	if err != nil {
 		errOut.WriteString("gobtf: " + err.Error() + "\n")
 	}
-	return errOut.String() + out.String(), exitCode(err)
+	return out.String(), errOut.String(), exitCode(err)
 }
 
 func hasFlag(args []string, f string) bool {
@@ -45,11 +52,11 @@ func hasFlag(args []string, f string) bool {
 }
 
 // TestPrintFixturesMatchPaholeMaster compares gobtf's layout view of the
-// BTF of testdata/classlayout/layout.c (gcc and clang) with pahole
-// master's, stored by gen.sh, for each option set of cases.txt.
+// BTF and of the DWARF of testdata/classlayout/layout.c (gcc and clang)
+// with pahole master's, stored by gen.sh, for each option set of cases.txt.
 func TestPrintFixturesMatchPaholeMaster(t *testing.T) {
 	dir := filepath.Join(testutil.RepoRoot(), "testdata", "classlayout")
-	for _, cc := range []string{"gcc", "clang"} {
+	for _, cc := range []string{"gcc.btf", "clang.btf", "gcc.dwarf", "clang.dwarf"} {
 		data, err := os.ReadFile(filepath.Join(dir, "layout."+cc+".master.txt"))
 		if err != nil {
 			t.Fatal(err)
@@ -89,8 +96,9 @@ func firstDiff(want, got string) string {
 }
 
 // TestPrintSharedMatchesPaholeMaster compares the SHA-256 of gobtf's output
-// on the shared kernel BTF and its modules' split BTF with pahole master's,
-// recorded by testdata/classlayout/gen_shared.sh.
+// on the shared kernel BTF and its modules' split BTF, and on the DWARF of
+// the corpus vmlinux and modules, with pahole master's, recorded by
+// testdata/classlayout/gen_shared.sh.
 func TestPrintSharedMatchesPaholeMaster(t *testing.T) {
 	base := testutil.Reference(t, "vmlinux-6.1.0-56-cloud-amd64.kbuild.btf")
 	data, err := os.ReadFile(filepath.Join(testutil.RepoRoot(), "testdata", "classlayout", "shared.sha256"))
@@ -103,6 +111,13 @@ func TestPrintSharedMatchesPaholeMaster(t *testing.T) {
 		args := append([]string{"-F", "btf"}, opts...)
 		if m, ok := strings.CutPrefix(input, "module:"); ok {
 			args = []string{"--btf_base", base, testutil.Reference(t, "modules/"+m+".btf")}
+		} else if m, ok := strings.CutPrefix(input, "dwarf:"); ok {
+			args[1] = "dwarf"
+			if m == "vmlinux" {
+				args = append(args, testutil.Corpus(t, testutil.VmlinuxName))
+			} else {
+				args = append(args, testutil.Corpus(t, "modules/"+m+".ko"))
+			}
 		} else {
 			args = append(args, base)
 		}
@@ -110,7 +125,8 @@ func TestPrintSharedMatchesPaholeMaster(t *testing.T) {
 			if testing.Short() && len(opts) > 0 {
 				t.Skip("short mode: only the default output")
 			}
-			got, code := runGobtfPrint(t, "", args...)
+			out, errOut, code := runGobtfPrint2(t, "", args...)
+			got := out + errOut
 			sum := sha256.Sum256([]byte(got))
 			if code != 0 || hex.EncodeToString(sum[:]) != want {
 				t.Errorf("exit %d, output (%d bytes) differs from pahole master's (sha256 %s)", code, len(got), want)
@@ -162,7 +178,7 @@ func TestPrintUsageErrors(t *testing.T) {
 		{[]string{"-R", fixture}, "--reorganize"},
 		{[]string{"--packable", fixture}, "--packable"},
 		{[]string{"-w", "4", fixture}, "--word_size"},
-		{[]string{"-F", "dwarf", fixture}, "DWARF"},
+		{[]string{"-F", "dwarf", "--sort", filepath.Join(filepath.Dir(fixture), "layout.gcc.o")}, "--sort"},
 		{[]string{"-F", "stabs", fixture}, "unknown format"},
 		{[]string{"-C", "foo(sizeof=len)", fixture}, "type arguments"},
 	} {

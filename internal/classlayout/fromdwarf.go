@@ -106,6 +106,8 @@ type unitLoader struct {
 	params   []owned[Param]
 	parOff   []uint64 // by entry of params
 	dims     []owned[uint32]
+	nested   []owned[NestedType]
+	memCount []uint32 // by type ID: members read so far
 	stack    []uint32 // type ID of the open DIE at each depth, 0 if none
 	fixSilly bool
 }
@@ -142,6 +144,7 @@ func (dw *DWARF) LoadUnit(i int, fixupSillyBitfields, typesOnly bool) (*Model, e
 	}
 	l := &unitLoader{m: &Model{Types: make([]Type, 1, size), AddrSize: uint32(u.AddrSize), HasAlignInfo: true},
 		offs: make([]uint64, 1, size), aux: make([]typeAux, 1, size), members: make([]pendingMember, 0, size),
+		memCount: make([]uint32, 1, size),
 		fixSilly: fixupSillyBitfields}
 	r := dw.d.NewReader()
 	r.Seek(u)
@@ -205,6 +208,10 @@ func (l *unitLoader) newType(e *die.Entry, k Kind) uint32 {
 	}
 	l.aux = append(l.aux, a)
 	l.offs = append(l.offs, e.Offset)
+	l.memCount = append(l.memCount, 0)
+	if p := l.parent(e); p != 0 && l.m.Types[p].Kind == KindStruct {
+		l.nested = append(l.nested, owned[NestedType]{p, NestedType{l.memCount[p], id}})
+	}
 	return id
 }
 
@@ -330,6 +337,7 @@ func (l *unitLoader) member(e *die.Entry) {
 	mb.BitfieldSize = uint32(uint8(bf))
 	ref, _ := e.Val(atType)
 	l.members = append(l.members, pendingMember{p, hasBit, ref, mb})
+	l.memCount[p]++
 }
 
 // resolve maps a DIE offset to its type ID (0, void, when no type DIE of
@@ -378,6 +386,8 @@ func (l *unitLoader) finish(littleEndian bool) {
 	m.Enumerators, enFirst, enCount = group(l.enums, n)
 	m.Params, pFirst, pCount = group(l.params, n)
 	m.Dims, dFirst, dCount = group(l.dims, n)
+	var nFirst, nCount []uint32
+	m.Nested, nFirst, nCount = group(l.nested, n)
 	mbs := make([]owned[int], len(l.members))
 	for i := range l.members {
 		mbs[i] = owned[int]{l.members[i].owner, i}
@@ -395,6 +405,7 @@ func (l *unitLoader) finish(littleEndian bool) {
 		switch t.Kind {
 		case KindStruct, KindUnion:
 			t.First, t.N = mFirst[id], mCount[id]
+			t.NestedFirst, t.NestedN = nFirst[id], nCount[id]
 		case KindEnum:
 			t.First, t.N = enFirst[id], enCount[id]
 			if r := m.Type(t.Ref); r != nil && r.Kind == KindBase {

@@ -59,6 +59,17 @@ type Type struct {
 	Align uint32 // __aligned__ attribute: from DWARF, or inferred from BTF offsets; 0 for none
 	Kind  Kind
 	Flags uint8
+
+	// NestedFirst and NestedN delimit, in Model.Nested, the types a struct
+	// defines inside its body (as clang writes anonymous member types).
+	NestedFirst, NestedN uint32
+}
+
+// NestedType is a type defined inside a struct's body, before its member
+// number Before (pahole prints it there).
+type NestedType struct {
+	Before uint32
+	Type   uint32
 }
 
 // Member is a member of a struct or union, with pahole's view of its place:
@@ -95,6 +106,7 @@ type Model struct {
 	Enumerators []Enumerator
 	Params      []Param
 	Dims        []uint32
+	Nested      []NestedType
 	AddrSize    uint32
 	// HasAlignInfo says the source records alignment (DWARF does, BTF does
 	// not); pahole prints forced paddings only then.

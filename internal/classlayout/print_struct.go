@@ -163,7 +163,12 @@ func (p *Printer) classMembers(t *Type, cc *conf, sums *structSums, newline *uin
 	st := p.state(t)
 	last := -1
 	var lastSize uint64
+	nested := p.m.Nested[t.NestedFirst : t.NestedFirst+t.NestedN]
 	for i := t.First; i < t.First+t.N && !p.overflow; i++ {
+		for len(nested) > 0 && nested[0].Before <= i-t.First {
+			p.nestedType(nested[0].Type, cc)
+			nested = nested[1:]
+		}
 		pos := &p.m.Members[i]
 		if !p.opt.SuppressAlignedAttribute && pos.Align != 0 {
 			var forcedHole int32
@@ -279,7 +284,31 @@ func (p *Printer) classMembers(t *Type, cc *conf, sums *structSums, newline *uin
 		}
 		last = int(i)
 	}
+	for _, n := range nested {
+		p.nestedType(n.Type, cc)
+	}
 	return last
+}
+
+// nestedType prints a type defined inside a struct's body where it is
+// defined, as pahole's tag__fprintf does, followed by a blank line.
+func (p *Printer) nestedType(id uint32, cc *conf) {
+	t := &p.m.Types[id]
+	tc := *cc
+	p.tabs(tc.indent)
+	switch t.Kind {
+	case KindStruct:
+		p.classFprintf(t, &tc, 1)
+	case KindUnion:
+		p.unionFprintf(t, &tc, 1)
+	case KindEnum:
+		p.enumFprintf(t, &tc)
+	case KindTypedef:
+		p.typedefFprintf(t, &tc, 1)
+	default:
+		p.str(p.tagName(t, 128))
+	}
+	p.str(";\n\n")
 }
 
 // forcePadding prints pahole's "Force padding:" filler members, for
