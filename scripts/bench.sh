@@ -123,8 +123,9 @@ else
   echo "bench: pahole not installed; skipping the -J comparisons" >&2
 fi
 # pahole's layout view (gobtf without -J): every struct and union of the
-# vmlinux's BTF. The peer is pahole master ($PAHOLE_MASTER, not in CI) when
-# given, else apt's pahole, whose output differs (it is 1.24).
+# vmlinux, from its BTF and from its DWARF. The peer is pahole master
+# ($PAHOLE_MASTER, not in CI) when given, else apt's pahole, whose output
+# differs (it is 1.24).
 LAYOUT_PEER=${PAHOLE_MASTER:-$(command -v pahole || true)}
 if [ -n "$LAYOUT_PEER" ]; then
   [ -n "${PAHOLE_MASTER:-}" ] || echo "bench: PAHOLE_MASTER unset: layout view compared with apt's pahole $(pahole --version), not master"
@@ -134,6 +135,12 @@ if [ -n "$LAYOUT_PEER" ]; then
     measure pahole-layout-btf "$LAYOUT_PEER" -F btf "$LBTF"
   done
   report "layout view of every struct from the vmlinux BTF (pahole -F btf)" gobtf-layout-btf pahole-layout-btf
+  LVMLINUX=$(unxz_cached "$SHARED/corpus/vmlinux-6.1.0-56-cloud-amd64.xz")
+  for i in $(seq "$RUNS"); do
+    measure gobtf-layout-dwarf bin/gobtf -F dwarf "$LVMLINUX"
+    measure pahole-layout-dwarf "$LAYOUT_PEER" -F dwarf "$LVMLINUX"
+  done
+  report "layout view of every struct from the vmlinux DWARF (pahole -F dwarf)" gobtf-layout-dwarf pahole-layout-dwarf
 fi
 echo
 echo "bench: load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"

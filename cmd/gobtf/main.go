@@ -73,8 +73,9 @@ module, any C program), converts it to BTF, deduplicates it and writes it as a
 .BTF section into the file or, with --btf_encode_detached, to a separate file.
 It accepts pahole's encoding flags.
 
-Without -J, gobtf prints the layout of the structs and unions of FILE's BTF
-as pahole does (pahole's printing options; -F btf).`,
+Without -J, gobtf prints the layout of the structs and unions of FILE as
+pahole does, from its DWARF or, with -F btf, its BTF (pahole's printing
+options).`,
 		Version:       paholeVersion,
 		SilenceUsage:  true,
 		SilenceErrors: true,

@@ -38,7 +38,7 @@ func registerPrintFlags(cmd *cobra.Command) *printOptions {
 	o := &p.opt
 	// -C and -i share pahole's class list: the last one given wins.
 	f.VarP(&classListFlag{p: p}, "class_name", "C", "show only these comma-separated `CLASSES` (file://FILE reads one per line)")
-	f.StringVarP(&p.format, "format_path", "F", "", "read debug info in the formats of `LIST` (btf; dwarf is not implemented yet)")
+	f.StringVarP(&p.format, "format_path", "F", "", "read debug info in the first of the formats of `LIST` the file has (dwarf, btf; default dwarf,btf)")
 	f.BoolVarP(&o.ExpandTypes, "expand_types", "E", false, "expand member types inline")
 	f.BoolVar(&o.Hex, "hex", false, "print offsets and sizes in hexadecimal")
 	f.BoolVarP(&o.RelOffset, "rel_offset", "r", false, "print offsets of nested members relative to their struct")
