@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/elfio"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 
@@ -117,4 +120,31 @@ func BenchmarkPrintVmlinux(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzPrintDWARF loads and prints mutated .debug_info of the gcc fixture
+// (with its .debug_abbrev and .debug_str): any input is either rejected
+// with an error or printed, never a panic or a hang.
+func FuzzPrintDWARF(f *testing.F) {
+	ef, err := elfio.Open(filepath.Join(testutil.RepoRoot(), "testdata", "classlayout", "layout.gcc.o"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer ef.Close()
+	ds, err := ef.DWARFSections()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(ds.Info, ds.Abbrev, uint8(0))
+	f.Fuzz(func(t *testing.T, info, abbrev []byte, mode uint8) {
+		dw, err := newDWARF(&die.Sections{Info: info, Abbrev: abbrev, Str: ds.Str, LineStr: ds.LineStr}, "fuzz")
+		if err != nil {
+			return
+		}
+		opt := Options{CachelineSize: 64, ExpandTypes: mode&1 != 0, IncludeAnonymous: mode&2 != 0, FixupSillyBitfields: mode&4 != 0}
+		if mode&8 != 0 {
+			opt.ClassNames = []string{"uses", "holes"}
+		}
+		_ = PrintDWARF(dw, opt, io.Discard, io.Discard)
+	})
 }

@@ -76,18 +76,33 @@ func OpenDWARF(path string) (dw *DWARF, ok bool, err error) {
 		f.Close()
 		return nil, false, err
 	}
-	d, err := die.New(&die.Sections{Order: ds.Order, Info: ds.Info, Abbrev: ds.Abbrev, Str: ds.Str, LineStr: ds.LineStr,
+	dw, err = newDWARF(&die.Sections{Order: ds.Order, Info: ds.Info, Abbrev: ds.Abbrev, Str: ds.Str, LineStr: ds.LineStr,
 		StrOffsets: ds.StrOffsets, Addr: ds.Addr, RngLists: ds.RngLists, LocLists: ds.LocLists, Loc: ds.Loc,
-		Ranges: ds.Ranges, Types: ds.Types})
+		Ranges: ds.Ranges, Types: ds.Types}, path)
 	if err != nil {
 		f.Close()
-		return nil, false, fmt.Errorf("%s: %w", path, err)
+		return nil, false, err
 	}
-	return &DWARF{f: f, d: d, le: ds.Order == nil || ds.Order == binary.LittleEndian, path: path}, true, nil
+	dw.f = f
+	return dw, true, nil
+}
+
+// newDWARF indexes DWARF sections; path names them in errors.
+func newDWARF(secs *die.Sections, path string) (*DWARF, error) {
+	d, err := die.New(secs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &DWARF{d: d, le: secs.Order == nil || secs.Order == binary.LittleEndian, path: path}, nil
 }
 
 // Close releases the file.
-func (dw *DWARF) Close() error { return dw.f.Close() }
+func (dw *DWARF) Close() error {
+	if dw.f == nil {
+		return nil
+	}
+	return dw.f.Close()
+}
 
 // NumUnits is the number of compilation units.
 func (dw *DWARF) NumUnits() int { return len(dw.d.Units()) }
@@ -443,7 +458,7 @@ func (l *unitLoader) settleMember(mb *Member, hasBit, littleEndian bool) {
 		}
 	}
 	mb.BitSize = mb.ByteSize * 8
-	if mb.ByteSize == 0 {
+	if mb.ByteSize == 0 || mb.BitSize == 0 { // (the second: a size that wraps, in corrupt input)
 		mb.BitfieldOffset = 0
 		return
 	}

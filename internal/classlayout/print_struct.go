@@ -136,8 +136,8 @@ func (p *Printer) classFprintf(t *Type, c *conf, depth int) {
 	}
 	p.expanding[id] = true
 	last := p.classMembers(t, &cc, &sums, &newline, depth)
-	p.expanding[id] = false
 	p.forcePadding(t, last, &cc, depth)
+	p.expanding[id] = false
 	if cc.emitStats {
 		p.classStats(t, &cc, &sums)
 	}
@@ -326,7 +326,10 @@ func (p *Printer) forcePadding(t *Type, last int, cc *conf, depth int) {
 	p.byte1('\n')
 	p.tabs(cc.indent)
 	p.str("/* Force padding: */\n")
-	for added := uint64(0); added < uint64(st.padding); added += size {
+	for added := uint64(0); added < uint64(st.padding) && !p.overflow; added += size {
+		if p.members++; p.members > memberBudget {
+			p.overflow, p.overflowErr = true, errTooBig{t.Name}
+		}
 		p.tabs(cc.indent)
 		p.typeFprintf(lt, "", cc, depth)
 		p.byte1(':')
