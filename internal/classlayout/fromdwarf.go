@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
 	"github.com/gobtf/gobtf/internal/elfio"
@@ -114,7 +115,8 @@ func (dw *DWARF) NumUnits() int { return len(dw.d.Units()) }
 // nests types in structs rarely, but it does).
 type unitLoader struct {
 	m        *Model
-	offs     []uint64 // by type ID: the DIE's offset, increasing
+	index    []uint32 // DIE offset - base -> type ID
+	base     uint64   // the unit's offset
 	aux      []typeAux
 	members  []pendingMember
 	enums    []owned[Enumerator]
@@ -158,11 +160,18 @@ func (dw *DWARF) LoadUnit(i int, fixupSillyBitfields, typesOnly bool) (*Model, e
 		size = int(min((u.End-u.Offset)/64, 1<<20)) + 16
 	}
 	l := &unitLoader{m: &Model{Types: make([]Type, 1, size), AddrSize: uint32(u.AddrSize), HasAlignInfo: true},
-		offs: make([]uint64, 1, size), aux: make([]typeAux, 1, size), members: make([]pendingMember, 0, size),
+		aux: make([]typeAux, 1, size), members: make([]pendingMember, 0, size),
 		memCount: make([]uint32, 1, size),
 		fixSilly: fixupSillyBitfields}
 	r := dw.d.NewReader()
+	r.SetLazyStrings(true)
+	if typesOnly {
+		r.SetFilter(func(tag, _ uint32, _ int) bool { return tag < uint32(len(loadedTags)) && loadedTags[tag] }, func(uint32) bool { return true })
+	}
 	r.Seek(u)
+	l.index = getIndex(int(u.End - u.Offset))
+	defer putIndex(l.index)
+	l.base = u.Offset
 	var e die.Entry
 	for {
 		ok, err := r.Next(&e)
@@ -222,7 +231,9 @@ func (l *unitLoader) newType(e *die.Entry, k Kind) uint32 {
 		a.enc = uint8(enc)
 	}
 	l.aux = append(l.aux, a)
-	l.offs = append(l.offs, e.Offset)
+	if off := e.Offset - l.base; off < uint64(len(l.index)) {
+		l.index[off] = id
+	}
 	l.memCount = append(l.memCount, 0)
 	if p := l.parent(e); p != 0 && l.m.Types[p].Kind == KindStruct {
 		l.nested = append(l.nested, owned[NestedType]{p, NestedType{l.memCount[p], id}})
@@ -358,15 +369,36 @@ func (l *unitLoader) member(e *die.Entry) {
 // resolve maps a DIE offset to its type ID (0, void, when no type DIE of
 // the unit is there).
 func (l *unitLoader) resolve(off uint64) uint32 {
-	if off == 0 {
+	if off < l.base || off-l.base >= uint64(len(l.index)) {
 		return 0
 	}
-	i, ok := slices.BinarySearch(l.offs[1:], off)
-	if !ok {
-		return 0
-	}
-	return uint32(i + 1)
+	return l.index[off-l.base]
 }
+
+// loadedTags are the DIEs whose attributes the loader reads.
+var loadedTags = func() (m [0x50]bool) {
+	for _, t := range []uint32{tagArray, tagClass, tagEnumeration, tagFormalParam, tagMember, tagPointer, tagStructure,
+		tagSubroutine, tagTypedef, tagUnion, tagUnspecParams, tagInheritance, tagBase, tagSubrange, tagConst,
+		tagEnumerator, tagVolatile, tagRestrict, tagAtomic} {
+		m[t] = true
+	}
+	return m
+}()
+
+// indexPool holds the DIE-offset-to-ID tables of units being loaded.
+var indexPool sync.Pool
+
+// getIndex returns a zeroed table for a unit of n bytes.
+func getIndex(n int) []uint32 {
+	if p, _ := indexPool.Get().(*[]uint32); p != nil && cap(*p) >= n {
+		s := (*p)[:n]
+		clear(s)
+		return s
+	}
+	return make([]uint32, n)
+}
+
+func putIndex(s []uint32) { indexPool.Put(&s) }
 
 // group orders items by owner, stably, and returns for each owner ID the
 // index of its first item and their number.
