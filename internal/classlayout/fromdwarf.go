@@ -117,6 +117,7 @@ type unitLoader struct {
 	m        *Model
 	index    []uint32 // DIE offset - base -> type ID
 	base     uint64   // the unit's offset
+	offs     []uint32 // the entries of index set
 	aux      []typeAux
 	members  []pendingMember
 	enums    []owned[Enumerator]
@@ -170,7 +171,7 @@ func (dw *DWARF) LoadUnit(i int, fixupSillyBitfields, typesOnly bool) (*Model, e
 	}
 	r.Seek(u)
 	l.index = getIndex(int(u.End - u.Offset))
-	defer putIndex(l.index)
+	defer l.putIndex()
 	l.base = u.Offset
 	var e die.Entry
 	for {
@@ -233,6 +234,7 @@ func (l *unitLoader) newType(e *die.Entry, k Kind) uint32 {
 	l.aux = append(l.aux, a)
 	if off := e.Offset - l.base; off < uint64(len(l.index)) {
 		l.index[off] = id
+		l.offs = append(l.offs, uint32(off))
 	}
 	l.memCount = append(l.memCount, 0)
 	if p := l.parent(e); p != 0 && l.m.Types[p].Kind == KindStruct {
@@ -385,20 +387,25 @@ var loadedTags = func() (m [0x50]bool) {
 	return m
 }()
 
-// indexPool holds the DIE-offset-to-ID tables of units being loaded.
+// indexPool holds zeroed DIE-offset-to-ID tables for the units to load.
 var indexPool sync.Pool
 
 // getIndex returns a zeroed table for a unit of n bytes.
 func getIndex(n int) []uint32 {
 	if p, _ := indexPool.Get().(*[]uint32); p != nil && cap(*p) >= n {
-		s := (*p)[:n]
-		clear(s)
-		return s
+		return (*p)[:n]
 	}
 	return make([]uint32, n)
 }
 
-func putIndex(s []uint32) { indexPool.Put(&s) }
+// putIndex zeroes the entries the unit set and gives the table back.
+func (l *unitLoader) putIndex() {
+	for _, off := range l.offs {
+		l.index[off] = 0
+	}
+	s := l.index[:cap(l.index)]
+	indexPool.Put(&s)
+}
 
 // group orders items by owner, stably, and returns for each owner ID the
 // index of its first item and their number.
