@@ -37,7 +37,6 @@ func registerPrintFlags(cmd *cobra.Command) *printOptions {
 	p := &printOptions{}
 	f := cmd.Flags()
 	o := &p.opt
-	// -C and -i share pahole's class list: the last one given wins.
 	f.VarP(&classListFlag{p: p}, "class_name", "C", "show only these comma-separated `CLASSES` (file://FILE reads one per line)")
 	f.StringVarP(&p.format, "format_path", "F", "", "read debug info in the first of the formats of `LIST` the file has (dwarf, btf; default dwarf,btf)")
 	f.BoolVarP(&o.ExpandTypes, "expand_types", "E", false, "expand member types inline")
@@ -121,8 +120,11 @@ type classListFlag struct {
 	val      string
 }
 
+// Set mirrors pahole: both set the list (the last one given wins), -i also
+// turns the containers view on for good.
 func (c *classListFlag) Set(v string) error {
-	c.val, c.p.classNames, c.p.contains = v, v, c.contains
+	c.val, c.p.classNames = v, v
+	c.p.contains = c.p.contains || c.contains
 	return nil
 }
 func (c *classListFlag) String() string { return c.val }
