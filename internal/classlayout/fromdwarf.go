@@ -45,6 +45,11 @@ const (
 	atEncoding         = 0x3e
 	atType             = 0x49
 	atAlignment        = 0x88
+	atStmtList         = 0x10
+	atCompDir          = 0x1b
+	atDeclFile         = 0x3a
+	atDeclLine         = 0x3b
+	tagCompileUnit     = 0x11
 	atDataBitOffset    = 0x6b
 	atGNUVector        = 0x2107
 	ateSigned          = 0x05
@@ -59,6 +64,11 @@ type DWARF struct {
 	d    *die.Data
 	le   bool
 	path string
+
+	// For -I: .debug_line and the string sections its tables point into.
+	line, lineStr, str []byte
+	order              binary.ByteOrder
+	declInfo           bool
 }
 
 // OpenDWARF opens the DWARF of the ELF file at path; ok is false (and err
@@ -85,6 +95,10 @@ func OpenDWARF(path string) (dw *DWARF, ok bool, err error) {
 		return nil, false, err
 	}
 	dw.f = f
+	dw.line, dw.lineStr, dw.str, dw.order = ds.Line, ds.LineStr, ds.Str, ds.Order
+	if dw.order == nil {
+		dw.order = binary.LittleEndian
+	}
 	return dw, true, nil
 }
 
@@ -127,6 +141,7 @@ type unitLoader struct {
 	nested   []owned[NestedType]
 	memCount []uint32 // by type ID: members read so far
 	stack    []uint32 // type ID of the open DIE at each depth, 0 if none
+	files    []string // the unit's source files, for -I
 	fixSilly bool
 }
 
@@ -184,6 +199,9 @@ func (dw *DWARF) LoadUnit(i int, fixupSillyBitfields, typesOnly bool) (*Model, e
 		}
 		if e.Depth == 0 {
 			l.push(0, 0)
+			if dw.declInfo {
+				l.unitDecl(dw, &e)
+			}
 			continue
 		}
 		if typesOnly && e.Tag == tagSubprogram {
@@ -239,6 +257,17 @@ func (l *unitLoader) newType(e *die.Entry, k Kind) uint32 {
 	l.memCount = append(l.memCount, 0)
 	if p := l.parent(e); p != 0 && l.m.Types[p].Kind == KindStruct {
 		l.nested = append(l.nested, owned[NestedType]{p, NestedType{l.memCount[p], id}})
+	}
+	if l.files != nil || l.m.Decl != nil {
+		d := DeclInfo{Offset: e.Offset}
+		// libdw's dwarf_decl_file takes index 0 for "no file", also in
+		// DWARF 5, where clang refers to the unit's primary file so.
+		if fi, ok := e.Val(atDeclFile); ok && fi != 0 && fi < uint64(len(l.files)) {
+			d.File = l.files[fi]
+		}
+		line, _ := e.Val(atDeclLine)
+		d.Line = uint32(line)
+		l.m.Decl = append(l.m.Decl, d)
 	}
 	return id
 }
@@ -368,6 +397,26 @@ func (l *unitLoader) member(e *die.Entry) {
 	l.memCount[p]++
 }
 
+// unitDecl prepares -I's declaration info from the unit DIE: the unit's
+// name and its line table's files.
+func (l *unitLoader) unitDecl(dw *DWARF, e *die.Entry) {
+	l.m.Decl = []DeclInfo{{}}
+	if f := e.Field(atName); f != nil {
+		l.m.UnitName = f.Str()
+	}
+	off, ok := e.Val(atStmtList)
+	if !ok {
+		return
+	}
+	compDir := ""
+	if f := e.Field(atCompDir); f != nil {
+		compDir = f.Str()
+	}
+	if files, err := lineFiles(dw.line, dw.lineStr, dw.str, off, compDir, dw.order); err == nil {
+		l.files = files
+	}
+}
+
 // resolve maps a DIE offset to its type ID (0, void, when no type DIE of
 // the unit is there).
 func (l *unitLoader) resolve(off uint64) uint32 {
@@ -379,7 +428,7 @@ func (l *unitLoader) resolve(off uint64) uint32 {
 
 // loadedTags are the DIEs whose attributes the loader reads.
 var loadedTags = func() (m [0x50]bool) {
-	for _, t := range []uint32{tagArray, tagClass, tagEnumeration, tagFormalParam, tagMember, tagPointer, tagStructure,
+	for _, t := range []uint32{tagCompileUnit, tagArray, tagClass, tagEnumeration, tagFormalParam, tagMember, tagPointer, tagStructure,
 		tagSubroutine, tagTypedef, tagUnion, tagUnspecParams, tagInheritance, tagBase, tagSubrange, tagConst,
 		tagEnumerator, tagVolatile, tagRestrict, tagAtomic} {
 		m[t] = true

@@ -112,7 +112,20 @@ type Model struct {
 	// not); pahole prints forced paddings only then.
 	HasAlignInfo bool
 
+	// UnitName and Decl are what -I shows: the compilation unit's name and,
+	// by type ID, where each type was declared (DWARF only; nil otherwise).
+	UnitName string
+	Decl     []DeclInfo
+
 	natAlign []uint32 // naturalAlignment's cache for structs and unions, by ID
+}
+
+// DeclInfo is where a type was declared: its DIE's offset in .debug_info,
+// and its source file ("" when unknown) and line.
+type DeclInfo struct {
+	File   string
+	Line   uint32
+	Offset uint64
 }
 
 // Type returns the type with the given ID, or nil when there is none.

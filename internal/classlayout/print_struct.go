@@ -295,6 +295,9 @@ func (p *Printer) classMembers(t *Type, cc *conf, sums *structSums, newline *uin
 func (p *Printer) nestedType(id uint32, cc *conf) {
 	t := &p.m.Types[id]
 	tc := *cc
+	if p.opt.ShowDeclInfo {
+		p.declInfo(t, &tc)
+	}
 	p.tabs(tc.indent)
 	switch t.Kind {
 	case KindStruct:

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -159,10 +160,7 @@ func (p *Printer) topConf(t *Type) conf {
 // tagFprintf is tag__fprintf for the types pahole's class view prints.
 func (p *Printer) tagFprintf(t *Type, c *conf) {
 	if p.opt.ShowDeclInfo {
-		p.tabs(c.indent)
-		p.str("/* Used at: " + p.opt.UnitName + " */\n")
-		p.tabs(c.indent)
-		p.str("/* <0> (null):0 */\n")
+		p.declInfo(t, c)
 	}
 	switch t.Kind {
 	case KindArray:
@@ -183,6 +181,29 @@ func (p *Printer) tagFprintf(t *Type, c *conf) {
 	if !c.noSemicolon {
 		p.byte1(';')
 	}
+}
+
+// declInfo prints -I's "Used at" and declaration comments.
+func (p *Printer) declInfo(t *Type, c *conf) {
+	unit := p.opt.UnitName
+	if p.m.UnitName != "" || p.m.Decl != nil {
+		unit = p.m.UnitName
+	}
+	var d DeclInfo
+	if p.m.Decl != nil {
+		d = p.m.Decl[p.m.idOf(t)]
+	}
+	if d.File == "" {
+		d.File = "(null)"
+	}
+	p.tabs(c.indent)
+	p.str("/* Used at: " + unit + " */\n")
+	p.tabs(c.indent)
+	p.str("/* <")
+	p.buf = strconv.AppendUint(p.buf, d.Offset, 16)
+	p.str("> " + d.File + ":")
+	p.uint(uint64(d.Line))
+	p.str(" */\n")
 }
 
 type bufAppender Printer

@@ -14,6 +14,7 @@ import (
 // definition across units.
 func PrintDWARF(dw *DWARF, opt Options, w, errw io.Writer) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
+	dw.declInfo = opt.ShowDeclInfo
 	var err error
 	if len(opt.ClassNames) > 0 {
 		err = printDWARFNamed(dw, opt, bw, errw)
