@@ -237,9 +237,6 @@ func runPrint(cmd *cobra.Command, p *printOptions, basePath string, path string)
 			}
 			if ok {
 				defer dw.Close()
-				if opt.Sort {
-					return usageError{errors.New("--sort is not implemented for DWARF by gobtf's printing mode (use -F btf)")}
-				}
 				// Units are loaded and dropped one after another: a
 				// larger heap goal trades a little memory (a sixth of
 				// pahole's on a vmlinux) for a quarter less CPU time.

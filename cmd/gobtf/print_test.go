@@ -178,7 +178,7 @@ func TestPrintUsageErrors(t *testing.T) {
 		{[]string{"-R", fixture}, "--reorganize"},
 		{[]string{"--packable", fixture}, "--packable"},
 		{[]string{"-w", "4", fixture}, "--word_size"},
-		{[]string{"-F", "dwarf", "--sort", filepath.Join(filepath.Dir(fixture), "layout.gcc.o")}, "--sort"},
+		{[]string{"-F", "ctf", fixture}, "CTF"},
 		{[]string{"-F", "stabs", fixture}, "unknown format"},
 		{[]string{"-C", "foo(sizeof=len)", fixture}, "type arguments"},
 	} {

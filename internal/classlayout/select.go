@@ -11,10 +11,34 @@ import (
 // struct and union that passes the filters, once per distinct definition
 // of a name, in ID order (or sorted with --sort).
 func (p *Printer) printAll(flush func() error) error {
+	if p.opt.Sort && p.opt.Formatter == FormatClass {
+		for _, id := range p.sortClasses(p.selected()) {
+			p.classFormatter(&p.m.Types[id], id)
+		}
+		return nil
+	}
+	return p.forSelected(func(id uint32) error {
+		p.format(&p.m.Types[id], id)
+		if len(p.buf) > 1<<16 {
+			return flush()
+		}
+		return nil
+	})
+}
+
+// selected returns the structs and unions printAll prints, in ID order.
+func (p *Printer) selected() []uint32 {
+	var ids []uint32
+	p.forSelected(func(id uint32) error { ids = append(ids, id); return nil })
+	return ids
+}
+
+// forSelected calls fn, in ID order, for each struct and union that passes
+// the filters and was not printed before.
+func (p *Printer) forSelected(fn func(id uint32) error) error {
 	if p.seen == nil {
 		p.seen = &seenDefs{byName: make(map[string][]seenDef)}
 	}
-	var sorted []uint32
 	for id := uint32(1); id < uint32(len(p.m.Types)); id++ {
 		t := &p.m.Types[id]
 		if t.Kind != KindStruct && t.Kind != KindUnion {
@@ -31,20 +55,8 @@ func (p *Printer) printAll(flush func() error) error {
 				continue
 			}
 		}
-		if p.opt.Sort && p.opt.Formatter == FormatClass {
-			sorted = append(sorted, id)
-			continue
-		}
-		p.format(t, id)
-		if len(p.buf) > 1<<16 {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-	}
-	if sorted != nil {
-		for _, id := range p.sortClasses(sorted) {
-			p.classFormatter(&p.m.Types[id], id)
+		if err := fn(id); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -145,8 +157,15 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
+// compareTypesAcross is compareTypes for types of two units.
+func compareTypesAcross(pa *Printer, a *Type, pb *Printer, b *Type) int {
+	return compareTypes(pa.m, a, pb.m, b)
+}
+
 // compareTypes is pahole's type__compare without member types.
-func (p *Printer) compareTypes(a, b *Type) int {
+func (p *Printer) compareTypes(a, b *Type) int { return compareTypes(p.m, a, p.m, b) }
+
+func compareTypes(mA *Model, a *Type, mB *Model, b *Type) int {
 	if c := strings.Compare(a.Name, b.Name); c != 0 {
 		return c
 	}
@@ -159,7 +178,7 @@ func (p *Printer) compareTypes(a, b *Type) int {
 	if a.N == 0 {
 		return 0
 	}
-	ma, mb := p.m.MembersOf(a), p.m.MembersOf(b)
+	ma, mb := mA.MembersOf(a), mB.MembersOf(b)
 	for i := range ma {
 		if ma[i].Name != "" && mb[i].Name != "" {
 			if c := strings.Compare(ma[i].Name, mb[i].Name); c != 0 {
@@ -173,26 +192,23 @@ func (p *Printer) compareTypes(a, b *Type) int {
 			return c
 		}
 	}
-	// With --sort pahole keeps both, to tell them apart by their members'
-	// types when it sorts again (sortClasses).
-	if p.opt.Sort {
-		p.needResort = true
-		return 1
-	}
 	return 0
 }
 
 // compareMemberTypes is type__compare_members_types, --sort's order.
-func (p *Printer) compareMemberTypes(a, b *Type) int {
+func (p *Printer) compareMemberTypes(a, b *Type) int { return compareMemberTypesAcross(p, a, p, b) }
+
+// compareMemberTypesAcross is compareMemberTypes for types of two units.
+func compareMemberTypesAcross(pa *Printer, a *Type, pb *Printer, b *Type) int {
 	if c := strings.Compare(a.Name, b.Name); c != 0 {
 		return c
 	}
-	ma, mb := p.m.MembersOf(a), p.m.MembersOf(b)
+	ma, mb := pa.m.MembersOf(a), pb.m.MembersOf(b)
 	for i := range ma {
 		if i >= len(mb) {
 			break
 		}
-		ta, tb := p.m.Type(ma[i].Type), p.m.Type(mb[i].Type)
+		ta, tb := pa.m.Type(ma[i].Type), pb.m.Type(mb[i].Type)
 		if ta != nil && tb == nil && mb[i].Name == "" {
 			return 0
 		}
@@ -213,7 +229,7 @@ func (p *Printer) compareMemberTypes(a, b *Type) int {
 		if c := cmpInt(int64(ma[i].BitfieldSize), int64(mb[i].BitfieldSize)); c != 0 {
 			return c
 		}
-		if c := strings.Compare(p.tagName(ta, 1024), p.tagName(tb, 1024)); c != 0 {
+		if c := strings.Compare(pa.tagName(ta, 1024), pb.tagName(tb, 1024)); c != 0 {
 			return c
 		}
 	}

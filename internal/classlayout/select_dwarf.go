@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // PrintDWARF writes what pahole prints from the DWARF of dw with options
@@ -18,9 +19,11 @@ func PrintDWARF(dw *DWARF, opt Options, w, errw io.Writer) error {
 	var err error
 	if len(opt.ClassNames) > 0 {
 		err = printDWARFNamed(dw, opt, bw, errw)
+	} else if opt.Sort && opt.Formatter == FormatClass {
+		err = printDWARFSorted(dw, opt, bw)
 	} else if opt.JustPacked || opt.Sort {
 		// --packed filters by packed attributes, which printing earlier
-		// types infers; --sort prints at the end: both go in order.
+		// types infers: it goes in order.
 		err = printDWARFAll(dw, opt, bw)
 	} else {
 		err = printDWARFParallel(dw, opt, bw)
@@ -93,6 +96,53 @@ func printDWARFAll(dw *DWARF, opt Options, bw *bufio.Writer) error {
 		if p.overflow {
 			return p.overflowErr
 		}
+	}
+	return nil
+}
+
+// sortedType is a type --sort prints, with the printer of its unit.
+type sortedType struct {
+	p  *Printer
+	id uint32
+}
+
+// printDWARFSorted is --sort over DWARF: the definitions of every unit,
+// once each, sorted as pahole sorts them across units, each printed by its
+// unit's printer. Every unit stays loaded until the end, as in pahole.
+func printDWARFSorted(dw *DWARF, opt Options, bw *bufio.Writer) error {
+	seen := &seenDefs{byName: make(map[string][]seenDef)}
+	var all []sortedType
+	resort := false
+	for i := 0; i < dw.NumUnits(); i++ {
+		m, err := dw.LoadUnit(i, opt.FixupSillyBitfields, true)
+		if err != nil {
+			return err
+		}
+		p := NewPrinter(m, opt)
+		p.seen = seen
+		for _, id := range p.selected() {
+			all = append(all, sortedType{p, id})
+		}
+		resort = resort || p.needResort
+	}
+	less := func(a, b sortedType) int {
+		return compareTypesAcross(a.p, &a.p.m.Types[a.id], b.p, &b.p.m.Types[b.id])
+	}
+	if resort {
+		less = func(a, b sortedType) int {
+			return compareMemberTypesAcross(a.p, &a.p.m.Types[a.id], b.p, &b.p.m.Types[b.id])
+		}
+	}
+	slices.SortStableFunc(all, less)
+	for i, st := range all {
+		if resort && i > 0 && less(all[i-1], st) == 0 {
+			continue
+		}
+		st.p.classFormatter(&st.p.m.Types[st.id], st.id)
+		if _, err := bw.Write(st.p.buf); err != nil {
+			return err
+		}
+		st.p.buf = st.p.buf[:0]
 	}
 	return nil
 }
