@@ -120,9 +120,10 @@ func (s *seenDefs) check(name string, size uint32, ms []Member, keys []memberKey
 		}
 		if same && len(keys) != 0 && sort {
 			// pahole keeps both, to tell them apart by their members'
-			// types when it sorts again (sortClasses).
+			// types when it sorts again (sortClasses); with members,
+			// nothing is a duplicate then, so one match says it all.
 			resort = true
-			continue
+			break
 		}
 		if same {
 			return true, resort

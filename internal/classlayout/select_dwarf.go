@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 )
 
 // PrintDWARF writes what pahole prints from the DWARF of dw with options
@@ -100,10 +101,27 @@ func printDWARFAll(dw *DWARF, opt Options, bw *bufio.Writer) error {
 	return nil
 }
 
-// sortedType is a type --sort prints, with the printer of its unit.
+// sortedType is a type --sort prints, with the printer of its unit and,
+// once a comparison needed them, the names of its members' types.
 type sortedType struct {
-	p  *Printer
-	id uint32
+	p         *Printer
+	id        uint32
+	typeNames *[]string
+}
+
+// memberTypeNames returns (and keeps) the names of st's members' types.
+func (st sortedType) memberTypeNames() []string {
+	if *st.typeNames == nil {
+		ms := st.p.m.MembersOf(&st.p.m.Types[st.id])
+		names := make([]string, len(ms))
+		for i := range ms {
+			if t := st.p.m.Type(ms[i].Type); t != nil {
+				names[i] = st.p.tagName(t, 1024)
+			}
+		}
+		*st.typeNames = names
+	}
+	return *st.typeNames
 }
 
 // printDWARFSorted is --sort over DWARF: the definitions of every unit,
@@ -121,7 +139,7 @@ func printDWARFSorted(dw *DWARF, opt Options, bw *bufio.Writer) error {
 		p := NewPrinter(m, opt)
 		p.seen = seen
 		for _, id := range p.selected() {
-			all = append(all, sortedType{p, id})
+			all = append(all, sortedType{p, id, new([]string)})
 		}
 		resort = resort || p.needResort
 	}
@@ -129,9 +147,7 @@ func printDWARFSorted(dw *DWARF, opt Options, bw *bufio.Writer) error {
 		return compareTypesAcross(a.p, &a.p.m.Types[a.id], b.p, &b.p.m.Types[b.id])
 	}
 	if resort {
-		less = func(a, b sortedType) int {
-			return compareMemberTypesAcross(a.p, &a.p.m.Types[a.id], b.p, &b.p.m.Types[b.id])
-		}
+		less = compareSorted
 	}
 	slices.SortStableFunc(all, less)
 	for i, st := range all {
@@ -145,4 +161,43 @@ func printDWARFSorted(dw *DWARF, opt Options, bw *bufio.Writer) error {
 		st.p.buf = st.p.buf[:0]
 	}
 	return nil
+}
+
+// compareSorted is compareMemberTypesAcross with the type names cached.
+func compareSorted(x, y sortedType) int {
+	a, b := &x.p.m.Types[x.id], &y.p.m.Types[y.id]
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c
+	}
+	ma, mb := x.p.m.MembersOf(a), y.p.m.MembersOf(b)
+	for i := range ma {
+		if i >= len(mb) {
+			break
+		}
+		ta, tb := x.p.m.Type(ma[i].Type), y.p.m.Type(mb[i].Type)
+		if ta != nil && tb == nil && mb[i].Name == "" {
+			return 0
+		}
+		if ta == nil || tb == nil {
+			if ta != nil {
+				return 1
+			}
+			return -1
+		}
+		if ma[i].Name != "" && mb[i].Name != "" {
+			if c := strings.Compare(ma[i].Name, mb[i].Name); c != 0 {
+				return c
+			}
+		}
+		if c := cmpInt(int64(ma[i].BitOffset), int64(mb[i].BitOffset)); c != 0 {
+			return c
+		}
+		if c := cmpInt(int64(ma[i].BitfieldSize), int64(mb[i].BitfieldSize)); c != 0 {
+			return c
+		}
+		if c := strings.Compare(x.memberTypeNames()[i], y.memberTypeNames()[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
 }
