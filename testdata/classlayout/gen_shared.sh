@@ -25,7 +25,7 @@ for m in nf_conntrack nls_utf8 tcp_bbr virtio_blk virtio_net xfs; do
 	printf '%s module:%s\n' "$sum" "$m"
 done
 core=list_head,task_struct,sk_buff,inode,page,mm_struct,file,net_device,sock,rq,cfs_rq,folio,zone,pglist_data,bio,request_queue,net,tcp_sock,kmem_cache,irq_desc,device,pci_dev,file_operations
-for opts in "" "-C $core" "-s" "-E -C task_struct" "--packed" "--hex -r -C sk_buff"; do
+for opts in "" "-C $core" "-s" "-E -C task_struct" "--packed" "--hex -r -C sk_buff" "-I -C task_struct,list_head"; do
 	# shellcheck disable=SC2086
 	sum=$(run -F dwarf $opts "$CORPUS/vmlinux" | sha256sum | cut -d' ' -f1)
 	printf '%s dwarf:vmlinux %s\n' "$sum" "$opts"
