@@ -156,12 +156,13 @@ func (p *Printer) unionFprintf(t *Type, c *conf, depth int) {
 	}
 	initial := *uc.cachelinep
 	id := p.m.idOf(t)
-	if p.expanding[id] {
+	if p.expanding[id] && !p.opt.ExpandPointers {
 		p.str("<ERROR: type loop>}")
 		return
 	}
+	wasExpanding := p.expanding[id]
 	p.expanding[id] = true
-	defer func() { p.expanding[id] = false }()
+	defer func() { p.expanding[id] = wasExpanding }()
 	for i := t.First; i < t.First+t.N && !p.overflow; i++ {
 		mt := p.m.Type(p.m.Members[i].Type)
 		p.tabs(uc.indent)

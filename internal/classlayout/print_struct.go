@@ -130,14 +130,17 @@ func (p *Printer) classFprintf(t *Type, c *conf, depth int) {
 		sums.sumHoles += uint32(st.preHole)
 	}
 	id := p.m.idOf(t)
-	if p.expanding[id] {
+	// (-p expands a struct once inside itself, through a pointer; its own
+	// counter bounds that.)
+	if p.expanding[id] && !p.opt.ExpandPointers {
 		p.str("<ERROR: type loop>}")
 		return
 	}
+	wasExpanding := p.expanding[id]
 	p.expanding[id] = true
 	last := p.classMembers(t, &cc, &sums, &newline, depth)
 	p.forcePadding(t, last, &cc, depth)
-	p.expanding[id] = false
+	p.expanding[id] = wasExpanding
 	if cc.emitStats {
 		p.classStats(t, &cc, &sums)
 	}

@@ -1,5 +1,7 @@
 package classlayout
 
+import "strings"
+
 // conf is the part of pahole's conf_fprintf that changes while printing
 // nested types; the options that do not change are in Printer.opt.
 type conf struct {
@@ -31,6 +33,31 @@ func (p *Printer) typeFprintf(t *Type, name string, c *conf, depth int) {
 		return
 	}
 	expand := p.opt.ExpandTypes
+	suppressOffset := c.suppressOffsetComment
+	if p.opt.ExpandPointers {
+		n := 0
+		for t.Kind == KindPointer && t.Ref != 0 {
+			next := p.m.Type(t.Ref)
+			if next == nil || n > maxDepth {
+				p.typeNotFound(c, name)
+				return
+			}
+			t = next
+			n++
+		}
+		if n > 0 {
+			name = strings.Repeat("*", n) + orEmpty(name)
+			suppressOffset = true
+		}
+		// pahole expands what a member points to, once: not inside itself.
+		expand = n > 0
+		id := p.m.idOf(t)
+		if p.recursion[id] != 0 {
+			expand = false
+		}
+		p.recursion[id]++
+		defer func() { p.recursion[id]-- }()
+	}
 	if expand {
 		expanded := false
 		for t.Kind == KindTypedef {
@@ -55,7 +82,7 @@ func (p *Printer) typeFprintf(t *Type, name string, c *conf, depth int) {
 	tc := *c
 	if t.Kind == KindStruct || t.Kind == KindUnion || t.Kind == KindEnum {
 		tc.prefix, tc.suffix, tc.emitStats = null, name, false
-		tc.suppressOffsetComment = c.suppressOffsetComment
+		tc.suppressOffsetComment = suppressOffset
 	}
 	for {
 		switch t.Kind {
@@ -76,7 +103,7 @@ func (p *Printer) typeFprintf(t *Type, name string, c *conf, depth int) {
 					t = pt
 					tc.typeSpacing -= 8
 					tc.prefix, tc.suffix, tc.emitStats = null, name, false
-					tc.suppressOffsetComment = c.suppressOffsetComment
+					tc.suppressOffsetComment = suppressOffset
 					continue
 				}
 			}

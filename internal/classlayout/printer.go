@@ -35,6 +35,7 @@ type Options struct {
 	SuppressForcePaddings    bool // --suppress_force_paddings
 	SuppressPacked           bool // --suppress_packed
 	FlatArrays               bool // --flat_arrays
+	ExpandPointers           bool // -p
 	SuppressComments         bool // set by -q
 	SkipModifiers            bool
 	NoParmNames              bool
@@ -89,6 +90,7 @@ type Printer struct {
 	overflowErr error
 
 	seen           *seenDefs // definitions printed, shared by the units of a file
+	recursion      []int32   // -p: how deep each type is being expanded
 	needResort     bool
 	containersSeen map[string][]uint32 // -i's types printed // --sort met types equal but for their members' types
 }
@@ -108,6 +110,7 @@ func NewPrinter(m *Model, opt Options) *Printer {
 		m: m, opt: opt,
 		cls:       make([]classState, len(m.Types)),
 		expanding: make([]bool, len(m.Types)),
+		recursion: make([]int32, len(m.Types)),
 		hole:      make([]int32, len(m.Members)),
 		bitHole:   make([]uint8, len(m.Members)),
 	}
@@ -246,6 +249,11 @@ func (p *Printer) classFormatter(t *Type, id uint32) {
 		}
 	}
 	p.members = 0
+	if p.opt.ExpandTypes {
+		id := p.m.idOf(t)
+		p.recursion[id]++
+		defer func() { p.recursion[id]-- }()
+	}
 	p.tagFprintf(t, &c)
 	p.byte1('\n')
 }
