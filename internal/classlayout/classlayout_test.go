@@ -87,15 +87,14 @@ func FuzzPrint(f *testing.F) {
 		}
 		opt := Options{
 			CachelineSize: 64, ExpandTypes: mode&1 != 0, Hex: mode&2 != 0, IncludeAnonymous: mode&4 != 0,
-			Sort: mode&8 != 0, JustPacked: mode&16 != 0, Quiet: mode&32 != 0,
+			Sort: mode&8 != 0, JustPacked: mode&16 != 0, Quiet: mode&32 != 0, ExpandPointers: mode&128 != 0,
 		}
 		if mode&64 != 0 {
 			opt.Contains = true
 			opt.ClassNames = []string{"holes", "u8"}
 		}
-		if err := NewPrinter(m, opt).Print(io.Discard, io.Discard); err != nil {
-			t.Fatal(err)
-		}
+		// An error (a type expanding beyond the budgets) is a fine end.
+		_ = NewPrinter(m, opt).Print(io.Discard, io.Discard)
 	})
 }
 

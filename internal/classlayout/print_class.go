@@ -34,7 +34,7 @@ func isInline(t *Type) bool {
 // size comment ("/* offset size */", "/* offset:bit size */").
 func (p *Printer) member(mi uint32, unionMember bool, t *Type, c *conf, depth int) {
 	mb := &p.m.Members[mi]
-	if p.members++; p.members > memberBudget && !p.overflow {
+	if p.members++; (p.members > memberBudget || len(p.buf) > outputBudget) && !p.overflow {
 		p.overflow, p.overflowErr = true, errTooBig{mb.Name}
 	}
 	size := mb.ByteSize
@@ -156,7 +156,7 @@ func (p *Printer) unionFprintf(t *Type, c *conf, depth int) {
 	}
 	initial := *uc.cachelinep
 	id := p.m.idOf(t)
-	if p.expanding[id] && !p.opt.ExpandPointers {
+	if p.expanding[id] && (!p.opt.ExpandPointers || p.recursion[id] > 1) {
 		p.str("<ERROR: type loop>}")
 		return
 	}

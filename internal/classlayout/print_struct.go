@@ -132,7 +132,7 @@ func (p *Printer) classFprintf(t *Type, c *conf, depth int) {
 	id := p.m.idOf(t)
 	// (-p expands a struct once inside itself, through a pointer; its own
 	// counter bounds that.)
-	if p.expanding[id] && !p.opt.ExpandPointers {
+	if p.expanding[id] && (!p.opt.ExpandPointers || p.recursion[id] > 1) {
 		p.str("<ERROR: type loop>}")
 		return
 	}

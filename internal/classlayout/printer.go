@@ -258,14 +258,18 @@ func (p *Printer) classFormatter(t *Type, id uint32) {
 	p.byte1('\n')
 }
 
-// memberBudget bounds the member lines of one printed type.
-const memberBudget = 1 << 22
+// memberBudget bounds the member lines of one printed type, outputBudget
+// the bytes printed at once.
+const (
+	memberBudget = 1 << 20
+	outputBudget = 1 << 26
+)
 
 // errTooBig reports a type whose printing exceeded memberBudget.
 type errTooBig struct{ name string }
 
 func (e errTooBig) Error() string {
-	return fmt.Sprintf("type %q expands to more than %d members (corrupt input?)", e.name, memberBudget)
+	return fmt.Sprintf("type %q expands to more than %d members or %d bytes (corrupt input?)", e.name, memberBudget, outputBudget)
 }
 
 // format prints one selected type with the chosen formatter.
