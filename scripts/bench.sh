@@ -164,6 +164,27 @@ if command -v bpftool >/dev/null; then
 else
   echo "bench: bpftool not installed; skipping the C header comparison" >&2
 fi
+
+# pahole's layout view (gobtf without -J): every struct and union of the
+# vmlinux, from its BTF and from its DWARF. The peer is pahole master
+# ($PAHOLE_MASTER, not in CI) when given, else apt's pahole, whose output
+# differs (it is 1.24).
+LAYOUT_PEER=${PAHOLE_MASTER:-$(command -v pahole || true)}
+if [ -n "$LAYOUT_PEER" ]; then
+  [ -n "${PAHOLE_MASTER:-}" ] || echo "bench: PAHOLE_MASTER unset: layout view compared with apt's pahole $(pahole --version), not master"
+  LBTF="$SHARED/reference/vmlinux-6.1.0-56-cloud-amd64.kbuild.btf"
+  for i in $(seq "$RUNS"); do
+    measure gobtf-layout-btf bin/gobtf -F btf "$LBTF"
+    measure pahole-layout-btf "$LAYOUT_PEER" -F btf "$LBTF"
+  done
+  report "layout view of every struct from the vmlinux BTF (pahole -F btf)" gobtf-layout-btf pahole-layout-btf wall "layout view, every struct from BTF, vs pahole"
+  LVMLINUX=$(unxz_cached "$SHARED/corpus/vmlinux-6.1.0-56-cloud-amd64.xz")
+  for i in $(seq "$RUNS"); do
+    measure gobtf-layout-dwarf bin/gobtf -F dwarf "$LVMLINUX"
+    measure pahole-layout-dwarf "$LAYOUT_PEER" -F dwarf "$LVMLINUX"
+  done
+  report "layout view of every struct from the vmlinux DWARF (pahole -F dwarf)" gobtf-layout-dwarf pahole-layout-dwarf "wall rss" "layout view, every struct from DWARF, vs pahole"
+fi
 echo
 echo "bench: load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 summary

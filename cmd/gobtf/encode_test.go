@@ -100,7 +100,8 @@ func TestEncodeCommand(t *testing.T) {
 		{args: []string{"-J", "--btf_features_strict=nope", "x"}, code: 2, err: `feature "nope"`},
 		{args: []string{"-J", "--lang=klingon", "x"}, code: 2, err: "unknown language"},
 		{args: []string{"-J", "--no_such_flag", "x"}, code: 2, err: "unknown flag"},
-		{args: []string{"x"}, code: 2, err: "pass -J"},
+		// Without -J, gobtf prints layouts, as pahole does: a missing file is bad input.
+		{args: []string{"x"}, code: 1, err: "x: no such file"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

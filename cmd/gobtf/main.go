@@ -64,18 +64,26 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 // newRootCmdWith builds the command tree around opts, which receives the
 // encoding flags (tests inspect it).
 func newRootCmdWith(stdout, stderr io.Writer, opts *encodeOptions) *cobra.Command {
+	var popts *printOptions
 	root := &cobra.Command{
 		Use:   "gobtf -J [flags] FILE",
 		Short: "Convert DWARF to deduplicated BTF, like pahole -J",
 		Long: `gobtf reads the DWARF debug information of an ELF file (a vmlinux, a kernel
 module, any C program), converts it to BTF, deduplicates it and writes it as a
 .BTF section into the file or, with --btf_encode_detached, to a separate file.
-It accepts pahole's encoding flags.`,
+It accepts pahole's encoding flags.
+
+Without -J, gobtf prints the layout of the structs and unions of FILE as
+pahole does, from its DWARF or, with -F btf, its BTF (pahole's printing
+options).`,
 		Version:       paholeVersion,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !opts.encode && !opts.showSupported && len(args) == 1 {
+				return runPrint(cmd, popts, opts.base, args[0]) // pahole's printing mode
+			}
 			return runEncode(cmd, opts, args)
 		},
 	}
@@ -84,6 +92,7 @@ It accepts pahole's encoding flags.`,
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	opts.register(root)
+	popts = registerPrintFlags(root)
 	polishHelp(root)
 	for _, mk := range subcommands {
 		sub := mk()

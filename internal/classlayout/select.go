@@ -1,0 +1,415 @@
+package classlayout
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// printAll is pahole's print_classes over the one unit a BTF file is: every
+// struct and union that passes the filters, once per distinct definition
+// of a name, in ID order (or sorted with --sort).
+func (p *Printer) printAll(flush func() error) error {
+	if p.opt.Sort && p.opt.Formatter == FormatClass {
+		for _, id := range p.sortClasses(p.selected()) {
+			p.classFormatter(&p.m.Types[id], id)
+		}
+		return nil
+	}
+	return p.forSelected(func(id uint32) error {
+		p.format(&p.m.Types[id], id)
+		if len(p.buf) > 1<<16 {
+			return flush()
+		}
+		return nil
+	})
+}
+
+// selected returns the structs and unions printAll prints, in ID order.
+func (p *Printer) selected() []uint32 {
+	var ids []uint32
+	p.forSelected(func(id uint32) error { ids = append(ids, id); return nil })
+	return ids
+}
+
+// forSelected calls fn, in ID order, for each struct and union that passes
+// the filters and was not printed before.
+func (p *Printer) forSelected(fn func(id uint32) error) error {
+	if p.seen == nil {
+		p.seen = &seenDefs{byName: make(map[string][]seenDef)}
+	}
+	for id := uint32(1); id < uint32(len(p.m.Types)); id++ {
+		t := &p.m.Types[id]
+		if t.Kind != KindStruct && t.Kind != KindUnion {
+			continue
+		}
+		if t.Name == "" && !(p.opt.IncludeAnonymous || p.opt.IncludeNestedAnonymous) {
+			continue
+		}
+		if !p.filter(t, id) {
+			continue
+		}
+		if t.Name != "" {
+			if p.duplicateDef(id) {
+				continue
+			}
+		}
+		if err := fn(id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// seenDef is a printed definition as pahole's type__compare sees it.
+type seenDef struct {
+	size    uint32
+	members []memberKey
+}
+
+type memberKey struct {
+	name         string
+	bitOffset    uint32
+	bitfieldSize uint32
+}
+
+// seenDefs records the structs and unions printed, by name, across the
+// units of a file.
+type seenDefs struct{ byName map[string][]seenDef }
+
+// duplicateDef reports whether a definition equal to type id for pahole
+// (type__compare: name, size, number of members, and each member's name
+// where both have one, bit offset and bitfield size) was printed, from
+// this unit or an earlier one, and records it if not.
+func (p *Printer) duplicateDef(id uint32) bool {
+	t := &p.m.Types[id]
+	dup, resort := p.seen.check(t.Name, t.Size, p.m.MembersOf(t), nil, p.opt.Sort)
+	p.needResort = p.needResort || resort
+	return dup
+}
+
+// keysOf returns what check compares of a definition's members.
+func keysOf(ms []Member) []memberKey {
+	keys := make([]memberKey, len(ms))
+	for i := range ms {
+		keys[i] = memberKey{ms[i].Name, ms[i].BitOffset, ms[i].BitfieldSize}
+	}
+	return keys
+}
+
+// check reports whether a definition of that name, size and members (ms,
+// or their keys) was recorded, and records it if not. With --sort a
+// definition equal but for its members' types is not a duplicate, and
+// resort says one was met.
+func (s *seenDefs) check(name string, size uint32, ms []Member, keys []memberKey, sort bool) (dup, resort bool) {
+	if keys == nil {
+		keys = keysOf(ms)
+	}
+	for _, d := range s.byName[name] {
+		if d.size != size || len(d.members) != len(keys) {
+			continue
+		}
+		same := true
+		for i := range keys {
+			a, b := &d.members[i], &keys[i]
+			if (a.name != "" && b.name != "" && a.name != b.name) || a.bitOffset != b.bitOffset || a.bitfieldSize != b.bitfieldSize {
+				same = false
+				break
+			}
+		}
+		if same && len(keys) != 0 && sort {
+			// pahole keeps both, to tell them apart by their members'
+			// types when it sorts again (sortClasses); with members,
+			// nothing is a duplicate then, so one match says it all.
+			resort = true
+			break
+		}
+		if same {
+			return true, resort
+		}
+	}
+	s.byName[name] = append(s.byName[name], seenDef{size, keys})
+	return false, resort
+}
+
+// duplicate reports whether a struct or union equal to id for pahole
+// (type__compare: name, size, number of members, and each member's name
+// where both have one, bit offset and bitfield size) was seen, and records
+// id if not.
+func (p *Printer) duplicate(seen map[string][]uint32, id uint32) bool {
+	t := &p.m.Types[id]
+	for _, o := range seen[t.Name] {
+		if p.compareTypes(&p.m.Types[o], t) == 0 {
+			return true
+		}
+	}
+	seen[t.Name] = append(seen[t.Name], id)
+	return false
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// compareTypesAcross is compareTypes for types of two units.
+func compareTypesAcross(pa *Printer, a *Type, pb *Printer, b *Type) int {
+	return compareTypes(pa.m, a, pb.m, b)
+}
+
+// compareTypes is pahole's type__compare without member types.
+func (p *Printer) compareTypes(a, b *Type) int { return compareTypes(p.m, a, p.m, b) }
+
+func compareTypes(mA *Model, a *Type, mB *Model, b *Type) int {
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c
+	}
+	if c := cmpInt(int64(int32(a.Size)), int64(int32(b.Size))); c != 0 {
+		return c
+	}
+	if c := cmpInt(int64(a.N), int64(b.N)); c != 0 {
+		return c
+	}
+	if a.N == 0 {
+		return 0
+	}
+	ma, mb := mA.MembersOf(a), mB.MembersOf(b)
+	for i := range ma {
+		if ma[i].Name != "" && mb[i].Name != "" {
+			if c := strings.Compare(ma[i].Name, mb[i].Name); c != 0 {
+				return c
+			}
+		}
+		if c := cmpInt(int64(ma[i].BitOffset), int64(mb[i].BitOffset)); c != 0 {
+			return c
+		}
+		if c := cmpInt(int64(ma[i].BitfieldSize), int64(mb[i].BitfieldSize)); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// compareMemberTypes is type__compare_members_types, --sort's order.
+func (p *Printer) compareMemberTypes(a, b *Type) int { return compareMemberTypesAcross(p, a, p, b) }
+
+// compareMemberTypesAcross is compareMemberTypes for types of two units.
+func compareMemberTypesAcross(pa *Printer, a *Type, pb *Printer, b *Type) int {
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c
+	}
+	ma, mb := pa.m.MembersOf(a), pb.m.MembersOf(b)
+	for i := range ma {
+		if i >= len(mb) {
+			break
+		}
+		ta, tb := pa.m.Type(ma[i].Type), pb.m.Type(mb[i].Type)
+		if ta != nil && tb == nil && mb[i].Name == "" {
+			return 0
+		}
+		if ta == nil || tb == nil {
+			if ta != nil {
+				return 1
+			}
+			return -1
+		}
+		if ma[i].Name != "" && mb[i].Name != "" {
+			if c := strings.Compare(ma[i].Name, mb[i].Name); c != 0 {
+				return c
+			}
+		}
+		if c := cmpInt(int64(ma[i].BitOffset), int64(mb[i].BitOffset)); c != 0 {
+			return c
+		}
+		if c := cmpInt(int64(ma[i].BitfieldSize), int64(mb[i].BitfieldSize)); c != 0 {
+			return c
+		}
+		if c := strings.Compare(pa.tagName(ta, 1024), pb.tagName(tb, 1024)); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// sortClasses orders ids as --sort does: by type__compare, then, as
+// pahole re-sorts when members differ only in their types, by
+// type__compare_members_types, dropping the types that compare equal.
+func (p *Printer) sortClasses(ids []uint32) []uint32 {
+	if !p.needResort {
+		sort.SliceStable(ids, func(i, j int) bool {
+			return p.compareTypes(&p.m.Types[ids[i]], &p.m.Types[ids[j]]) < 0
+		})
+		return ids
+	}
+	sort.SliceStable(ids, func(i, j int) bool {
+		return p.compareMemberTypes(&p.m.Types[ids[i]], &p.m.Types[ids[j]]) < 0
+	})
+	out := ids[:0]
+	for i, id := range ids {
+		if i > 0 && p.compareMemberTypes(&p.m.Types[out[len(out)-1]], &p.m.Types[id]) == 0 {
+			continue
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
+// filter is pahole's class__filter.
+func (p *Printer) filter(t *Type, id uint32) bool {
+	o := &p.opt
+	if o.JustUnions && t.Kind != KindUnion {
+		return false
+	}
+	if (o.JustStructs || o.JustPacked || o.WithEmbeddedFlexible) && t.Kind != KindStruct {
+		return false
+	}
+	if o.JustPacked && !p.inferPacked(t) {
+		return false
+	}
+	if t.Flags&FlagNested != 0 {
+		// pahole shows only the types of file scope (no --show_private_classes).
+		p.findHoles(t)
+		return false
+	}
+	if t.Flags&FlagDeclaration != 0 {
+		return false
+	}
+	if !o.IncludeAnonymous && t.Name == "" {
+		return false
+	}
+	name := t.Name
+	if (o.ExcludePrefix != "" || o.IncludePrefix != "") && name == "" {
+		if td := p.firstTypedefOf(id); td != nil {
+			name = td.Name
+		}
+	}
+	if o.ExcludePrefix != "" && name != "" && hasPrefix(name, o.ExcludePrefix) {
+		return false
+	}
+	if o.IncludePrefix != "" && name != "" && !hasPrefix(name, o.IncludePrefix) {
+		return false
+	}
+	if o.JustUnions {
+		return true
+	}
+	if t.Kind != KindStruct {
+		return !(o.NrHoles != 0 || o.NrBitHoles != 0 || o.HoleSizeGE != 0 || o.PaddingGE != 0 || o.Padding != 0)
+	}
+	p.findHoles(t)
+	st := p.state(t)
+	if int(st.nrHoles) < o.NrHoles || int(st.padding) < o.PaddingGE || int(st.nrBitHoles) < o.NrBitHoles ||
+		(o.Padding != 0 && int(st.padding) != o.Padding) ||
+		(o.HoleSizeGE != 0 && !p.hasHoleGE(t, o.HoleSizeGE)) {
+		return false
+	}
+	if o.WithFlexibleArray && !p.hasFlexibleArray(t) {
+		return false
+	}
+	if o.WithEmbeddedFlexible && !p.hasEmbeddedFlexibleArray(t, 0) {
+		return false
+	}
+	return true
+}
+
+// hasHoleGE is class__has_hole_ge.
+func (p *Printer) hasHoleGE(t *Type, size int) bool {
+	st := p.state(t)
+	if st.nrHoles == 0 {
+		return false
+	}
+	for i := t.First; i < t.First+t.N; i++ {
+		if int(p.hole[i]) >= size {
+			return true
+		}
+	}
+	return false
+}
+
+// printNamed is pahole's -C: each name's first struct, union, typedef or
+// enum (not a declaration) printed with a blank line after it; printing
+// stops at the first name no type has, which is reported on errw.
+func (p *Printer) printNamed(flush func() error, errw io.Writer) error {
+	for _, name := range p.opt.ClassNames {
+		id := p.findTypeByName(name)
+		if id == 0 {
+			fmt.Fprintf(errw, "pahole: type '%s' not found\n", name)
+			return nil
+		}
+		t := &p.m.Types[id]
+		p.findHoles(t)
+		if p.opt.Contains {
+			p.printContainers(id)
+		} else {
+			p.format(t, id)
+			p.byte1('\n')
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// findTypeByName is cu__find_type_by_name: the first struct, union,
+// typedef or enum of that name that is not a declaration.
+func (p *Printer) findTypeByName(name string) uint32 {
+	for id := uint32(1); id < uint32(len(p.m.Types)); id++ {
+		t := &p.m.Types[id]
+		switch t.Kind {
+		case KindStruct, KindUnion, KindTypedef, KindEnum:
+			if t.Name == name && t.Flags&FlagDeclaration == 0 {
+				return id
+			}
+		}
+	}
+	return 0
+}
+
+// printContainers is pahole's print_containers (-i): the named structs and
+// unions passing the filters that have members of type id, each once; with
+// -d, under each, indented, its member types that do too, recursively.
+func (p *Printer) printContainers(id uint32) {
+	if p.containersSeen == nil {
+		p.containersSeen = make(map[string][]uint32)
+	}
+	for cid := uint32(1); cid < uint32(len(p.m.Types)); cid++ {
+		t := &p.m.Types[cid]
+		if (t.Kind != KindStruct && t.Kind != KindUnion) || t.Name == "" || !p.filter(t, cid) {
+			continue
+		}
+		p.typeContainers(t, id, 0)
+	}
+}
+
+func (p *Printer) typeContainers(t *Type, id uint32, indent int) {
+	n := 0
+	for _, mb := range p.m.MembersOf(t) {
+		if mb.Type == id {
+			n++
+		}
+	}
+	if n == 0 || indent > maxDepth {
+		return
+	}
+	if indent == 0 && p.duplicate(p.containersSeen, p.m.idOf(t)) {
+		return
+	}
+	for range indent * 2 {
+		p.byte1(' ')
+	}
+	p.str(orEmptyName(t.Name))
+	p.byte1('\n')
+	if p.opt.Recursive {
+		for _, mb := range p.m.MembersOf(t) {
+			if mt := p.m.Type(mb.Type); mt != nil && (mt.Kind == KindStruct || mt.Kind == KindUnion) {
+				p.typeContainers(mt, id, indent+1)
+			}
+		}
+	}
+}

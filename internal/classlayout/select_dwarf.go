@@ -1,0 +1,203 @@
+package classlayout
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// PrintDWARF writes what pahole prints from the DWARF of dw with options
+// opt: each compilation unit is loaded and printed in turn, as pahole does.
+// With ClassNames, the names are looked for unit by unit, in their order
+// (a unit lacking the next name passes the rest on to the following
+// units); without, every struct and union is printed once per distinct
+// definition across units.
+func PrintDWARF(dw *DWARF, opt Options, w, errw io.Writer) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	dw.declInfo = opt.ShowDeclInfo
+	var err error
+	if len(opt.ClassNames) > 0 {
+		err = printDWARFNamed(dw, opt, bw, errw)
+	} else if opt.Sort && opt.Formatter == FormatClass {
+		err = printDWARFSorted(dw, opt, bw)
+	} else if opt.JustPacked || opt.Sort {
+		// --packed filters by packed attributes, which printing earlier
+		// types infers: it goes in order.
+		err = printDWARFAll(dw, opt, bw)
+	} else {
+		err = printDWARFParallel(dw, opt, bw)
+	}
+	if err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+func printDWARFNamed(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer) error {
+	remaining := opt.ClassNames
+	for i := 0; i < dw.NumUnits() && len(remaining) > 0; i++ {
+		m, err := dw.LoadUnit(i, opt.FixupSillyBitfields, false)
+		if err != nil {
+			return err
+		}
+		p := NewPrinter(m, opt)
+		for len(remaining) > 0 {
+			id := p.findTypeByName(remaining[0])
+			if id == 0 {
+				break
+			}
+			p.printOne(id)
+			remaining = remaining[1:]
+		}
+		if _, err := bw.Write(p.buf); err != nil {
+			return err
+		}
+		if p.overflow {
+			return p.overflowErr
+		}
+	}
+	if len(remaining) > 0 {
+		bw.Flush()
+		fmt.Fprintf(errw, "pahole: type '%s' not found\n", remaining[0])
+	}
+	return nil
+}
+
+// printOne prints a type -C named, as pahole's stealer does.
+func (p *Printer) printOne(id uint32) {
+	t := &p.m.Types[id]
+	p.findHoles(t)
+	if p.opt.Contains {
+		p.printContainers(id)
+		return
+	}
+	p.format(t, id)
+	p.byte1('\n')
+}
+
+// printDWARFAll is pahole's print_classes over every unit in turn, with one
+// record of the definitions printed across them.
+func printDWARFAll(dw *DWARF, opt Options, bw *bufio.Writer) error {
+	seen := &seenDefs{byName: make(map[string][]seenDef)}
+	for i := 0; i < dw.NumUnits(); i++ {
+		m, err := dw.LoadUnit(i, opt.FixupSillyBitfields, true)
+		if err != nil {
+			return err
+		}
+		p := NewPrinter(m, opt)
+		p.seen = seen
+		if err := p.printAll(func() error { _, err := bw.Write(p.buf); p.buf = p.buf[:0]; return err }); err != nil {
+			return err
+		}
+		if _, err := bw.Write(p.buf); err != nil {
+			return err
+		}
+		if p.overflow {
+			return p.overflowErr
+		}
+	}
+	return nil
+}
+
+// sortedType is a type --sort prints, with the printer of its unit and,
+// once a comparison needed them, the names of its members' types.
+type sortedType struct {
+	p         *Printer
+	id        uint32
+	typeNames *[]string
+}
+
+// memberTypeNames returns (and keeps) the names of st's members' types.
+func (st sortedType) memberTypeNames() []string {
+	if *st.typeNames == nil {
+		ms := st.p.m.MembersOf(&st.p.m.Types[st.id])
+		names := make([]string, len(ms))
+		for i := range ms {
+			if t := st.p.m.Type(ms[i].Type); t != nil {
+				names[i] = st.p.tagName(t, 1024)
+			}
+		}
+		*st.typeNames = names
+	}
+	return *st.typeNames
+}
+
+// printDWARFSorted is --sort over DWARF: the definitions of every unit,
+// once each, sorted as pahole sorts them across units, each printed by its
+// unit's printer. Every unit stays loaded until the end, as in pahole.
+func printDWARFSorted(dw *DWARF, opt Options, bw *bufio.Writer) error {
+	seen := &seenDefs{byName: make(map[string][]seenDef)}
+	var all []sortedType
+	resort := false
+	for i := 0; i < dw.NumUnits(); i++ {
+		m, err := dw.LoadUnit(i, opt.FixupSillyBitfields, true)
+		if err != nil {
+			return err
+		}
+		p := NewPrinter(m, opt)
+		p.seen = seen
+		for _, id := range p.selected() {
+			all = append(all, sortedType{p, id, new([]string)})
+		}
+		resort = resort || p.needResort
+	}
+	less := func(a, b sortedType) int {
+		return compareTypesAcross(a.p, &a.p.m.Types[a.id], b.p, &b.p.m.Types[b.id])
+	}
+	if resort {
+		less = compareSorted
+	}
+	slices.SortStableFunc(all, less)
+	for i, st := range all {
+		if resort && i > 0 && less(all[i-1], st) == 0 {
+			continue
+		}
+		st.p.classFormatter(&st.p.m.Types[st.id], st.id)
+		if _, err := bw.Write(st.p.buf); err != nil {
+			return err
+		}
+		st.p.buf = st.p.buf[:0]
+	}
+	return nil
+}
+
+// compareSorted is compareMemberTypesAcross with the type names cached.
+func compareSorted(x, y sortedType) int {
+	a, b := &x.p.m.Types[x.id], &y.p.m.Types[y.id]
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c
+	}
+	ma, mb := x.p.m.MembersOf(a), y.p.m.MembersOf(b)
+	for i := range ma {
+		if i >= len(mb) {
+			break
+		}
+		ta, tb := x.p.m.Type(ma[i].Type), y.p.m.Type(mb[i].Type)
+		if ta != nil && tb == nil && mb[i].Name == "" {
+			return 0
+		}
+		if ta == nil || tb == nil {
+			if ta != nil {
+				return 1
+			}
+			return -1
+		}
+		if ma[i].Name != "" && mb[i].Name != "" {
+			if c := strings.Compare(ma[i].Name, mb[i].Name); c != 0 {
+				return c
+			}
+		}
+		if c := cmpInt(int64(ma[i].BitOffset), int64(mb[i].BitOffset)); c != 0 {
+			return c
+		}
+		if c := cmpInt(int64(ma[i].BitfieldSize), int64(mb[i].BitfieldSize)); c != 0 {
+			return c
+		}
+		if c := strings.Compare(x.memberTypeNames()[i], y.memberTypeNames()[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
