@@ -117,9 +117,8 @@ type funcSource struct {
 // while the lowest unit not yet joined, often a large one, is still being
 // converted by another. When whole converters went round instead (jobs+2
 // of them), the units after such a unit used them all up and a CPU sat
-// idle until it was done (92 to 123 ms of a vmlinux conversion, against
-// 43 to 81 ms now); more converters cost more cache misses, their scratch
-// being cold each time a goroutine took another one. A Spec holds only
+// idle until it was done; more converters cost more cache misses, their
+// scratch being cold each time a goroutine took another one. A Spec holds only
 // the unit's output, written front to back, so a few more of them cost
 // little.
 //
@@ -445,9 +444,8 @@ func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die
 	if release != nil {
 		// die.New has parsed every abbreviation table. Its walk over
 		// the unit headers also touched pages all over .debug_info, but
-		// those stay: the units' conversion reads them again, and
-		// dropping them cost about 1,500 more page faults on the
-		// vmlinux (8,000 against 6,400, the same peak RSS), while the
+		// those stay: the units' conversion reads them again, so
+		// dropping them would only fault them in again, while the
 		// steps below drop each as its units are done.
 		release(secs.Abbrev)
 		var from uint64 // secs.Info[:from] has been released

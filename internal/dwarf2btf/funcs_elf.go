@@ -154,9 +154,8 @@ func newElfFuncs(src *elfFuncsSource, opts *Options) (*elfFuncs, error) {
 	// index), which is several times faster on a kernel's 60 k functions.
 	// The sort moves small records, not the entries, and most comparisons
 	// are decided by their keys, without reading the names from the
-	// string table, all over memory: the vmlinux's table took 30 to 35 ms
-	// with a sort of the entries by name, and takes 22 to 28 ms
-	// (BenchmarkElfFuncsVmlinux).
+	// string table, all over memory (BenchmarkElfFuncsVmlinux measures
+	// it).
 	slices.SortFunc(order, func(a, b sortKey) int {
 		if a.key != b.key {
 			return cmp.Compare(a.key, b.key)
