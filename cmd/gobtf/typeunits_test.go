@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/gobtf/gobtf/internal/dwarf2btf"
 	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
@@ -69,9 +68,13 @@ func requireTypeUnits(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	secs, err := dwarf2btf.SectionsStd(f)
-	if err != nil {
-		t.Fatal(err)
+	secs := &die.Sections{Order: f.ByteOrder}
+	for i, dst := range secs.Fields() {
+		if s := f.Section(die.SectionNames[i]); s != nil {
+			if *dst, err = s.Data(); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	d, err := die.New(secs)
 	if err != nil {
