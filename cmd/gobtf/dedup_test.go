@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,10 +101,13 @@ func TestDedupCommandVsLibbpf(t *testing.T) {
 	module := testutil.Reference(t, "modules/nf_conntrack.btf")
 	for _, tc := range []struct {
 		name string
-		args []string // IN [--base BASE]
+		args []string // IN [--base BASE] [--libbpf-1.1.2]
 	}{
 		{"standalone", []string{in}},
 		{"split", []string{module, "--base", kbuild}},
+		// btfdedup links libbpf 1.1.2: it is the mode's oracle too.
+		{"standalone libbpf-1.1.2", []string{in, "--libbpf-1.1.2"}},
+		{"split libbpf-1.1.2", []string{module, "--base", kbuild, "--libbpf-1.1.2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ours, lib := filepath.Join(dir, tc.name+".gobtf"), filepath.Join(dir, tc.name+".libbpf")
@@ -115,7 +119,7 @@ func TestDedupCommandVsLibbpf(t *testing.T) {
 			if !strings.Contains(stderr, "types") || !strings.Contains(stderr, "structs") {
 				t.Errorf("--stats printed no table:\n%s", stderr)
 			}
-			libArgs := append([]string{tc.args[0], lib}, tc.args[1:]...)
+			libArgs := append([]string{tc.args[0], lib}, slices.DeleteFunc(slices.Clone(tc.args[1:]), func(a string) bool { return a == "--libbpf-1.1.2" })...)
 			if out, err := exec.Command(btfdedup, libArgs...).CombinedOutput(); err != nil {
 				t.Fatalf("btfdedup: %v\n%s", err, out)
 			}

@@ -22,11 +22,26 @@ type DedupStats struct {
 	Write time.Duration // writing the output
 }
 
+// DedupOptions says what DedupFile does.
+type DedupOptions struct {
+	// Base is the path of the base BTF (raw or ELF) the input is split
+	// BTF on; "" when the input is base BTF.
+	Base string
+
+	// Libbpf112 deduplicates as libbpf 1.1.2 does (the libbpf of Debian
+	// 12 and of the bpftool 7.1 built on it) instead of as current
+	// libbpf does, for comparing with tools that link it (see
+	// dedup.Options.Libbpf112 for the two differences; the results agree
+	// on C input).
+	Libbpf112 bool
+}
+
 // DedupFile deduplicates the BTF in the file in (raw BTF, or an ELF file's
 // .BTF) as libbpf's btf__dedup does and writes the result to out as raw BTF
-// in in's byte order. With base set, in is split BTF on the base BTF in
+// in in's byte order. With o.Base set, in is split BTF on the base BTF in
 // that file, and out holds the split part only. Errors name the file.
-func DedupFile(ctx context.Context, base, in, out string) (*DedupStats, error) {
+func DedupFile(ctx context.Context, in, out string, o DedupOptions) (*DedupStats, error) {
+	base := o.Base
 	t0 := time.Now()
 	var baseSpec *btf.Spec
 	if base != "" {
@@ -57,7 +72,7 @@ func DedupFile(ctx context.Context, base, in, out string) (*DedupStats, error) {
 	}
 	st := &DedupStats{Parse: time.Since(t0)}
 	parsed := time.Now()
-	res, dst, err := dedup.Dedup(spec, dedup.Options{InPlace: true})
+	res, dst, err := dedup.Dedup(spec, dedup.Options{InPlace: true, Libbpf112: o.Libbpf112})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in, err)
 	}
