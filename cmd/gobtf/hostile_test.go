@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/gobtf/gobtf/internal/testutil"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/testutil"
 )
 
 // hostileCase is one hostile input and the error it must produce.
@@ -590,7 +590,7 @@ func TestHostileModuleSections(t *testing.T) {
 // empty and pahole 1.24 crashes on it; gobtf must name the entry.
 func badSymbolName(t *testing.T, dir string) []byte {
 	t.Helper()
-	obj := compileC(t, dir, "struct s { int a; };\nstruct s g;\nint f(struct s *p) { return p->a; }\n", "-O1")
+	obj := testutil.CompileC(t, dir, "struct s { int a; };\nstruct s g;\nint f(struct s *p) { return p->a; }\n", "-O1")
 	data, err := os.ReadFile(obj)
 	if err != nil {
 		t.Fatal(err)

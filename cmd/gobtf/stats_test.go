@@ -46,7 +46,7 @@ func TestEncodeStats(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"-J", "--stats", "--btf_encode_detached=" + filepath.Join(dir, tc.name+".btf")}, tc.args...)
-			stderr, code, err := runGobtf(append(args, in)...)
+			_, stderr, code, err := runGobtf(append(args, in)...)
 			if err != nil {
 				t.Fatalf("exit %d: %v", code, err)
 			}

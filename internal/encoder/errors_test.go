@@ -56,7 +56,10 @@ func TestSentinelErrors(t *testing.T) {
 		{"Encode: base with bad magic", encode(noSections, Options{Detached: out, Base: notBTF}), btf.ErrNotBTF},
 		{"Encode: base ELF without .BTF", encode(noSections, Options{Detached: out, Base: noSections}), elfio.ErrNoBTF},
 		{"DedupFile: input with bad magic", func() error { _, err := DedupFile(context.Background(), notBTF, out, DedupOptions{}); return err }, btf.ErrNotBTF},
-		{"DedupFile: base with bad magic", func() error { _, err := DedupFile(context.Background(), notBTF, out, DedupOptions{Base: notBTF}); return err }, btf.ErrNotBTF},
+		{"DedupFile: base with bad magic", func() error {
+			_, err := DedupFile(context.Background(), notBTF, out, DedupOptions{Base: notBTF})
+			return err
+		}, btf.ErrNotBTF},
 		{"DedupFile: ELF input without .BTF", func() error { _, err := DedupFile(context.Background(), noSections, out, DedupOptions{}); return err }, elfio.ErrNoBTF},
 		{"elfio.Open: not ELF", func() error { _, err := elfio.Open(notBTF); return err }, elfio.ErrNotELF},
 		{"elfio.File.Symbols: no symbol table", func() error {
