@@ -11,21 +11,8 @@ import (
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dwarf2btf"
 	"github.com/gobtf/gobtf/internal/elfio"
+	"github.com/gobtf/gobtf/internal/testutil/dwarfgen"
 )
-
-// emptyELF returns a little-endian x86-64 relocatable ELF header with no
-// sections: a valid ELF file without DWARF, symbols or BTF.
-func emptyELF() []byte {
-	h := make([]byte, 64)
-	copy(h, "\x7fELF\x02\x01\x01")
-	le := binary.LittleEndian
-	le.PutUint16(h[16:], 1)  // e_type: ET_REL
-	le.PutUint16(h[18:], 62) // e_machine: EM_X86_64
-	le.PutUint32(h[20:], 1)  // e_version
-	le.PutUint16(h[52:], 64) // e_ehsize
-	le.PutUint16(h[58:], 64) // e_shentsize
-	return h
-}
 
 // TestSentinelErrors checks, through the pipelines a user runs, that the
 // errors the packages document as wrapping a sentinel do wrap it, so that
@@ -42,7 +29,8 @@ func TestSentinelErrors(t *testing.T) {
 	badMagic := make([]byte, btf.HeaderLen+16)
 	binary.LittleEndian.PutUint16(badMagic, 0x1234)
 	notBTF := file("notbtf", badMagic)
-	noSections := file("empty.o", emptyELF())
+	// A valid ELF file without DWARF, symbols or BTF.
+	noSections := file("empty.o", dwarfgen.RelocatableELF())
 	out := filepath.Join(dir, "out.btf")
 	encode := func(path string, o Options) func() error {
 		return func() error { _, err := Encode(context.Background(), path, o); return err }
