@@ -1,14 +1,12 @@
 package encoder
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dwarf2btf"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
@@ -40,38 +38,12 @@ func kbuildOptions(t *testing.T, base, detached string) Options {
 	}
 }
 
-// dumpSplit returns the bpftool-style dump of the split BTF file at path on
-// base.
-func dumpSplit(t *testing.T, path string, base *btf.Spec) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := btf.Parse(data, base)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	var b bytes.Buffer
-	if err := s.Dump(&b); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
-
 // TestEncodeModules runs Encode from Go, without the command line, on two
 // shared modules as split BTF on pahole's kernel BTF and compares the
 // output's types, with their IDs, with pahole's split BTF of the module.
 func TestEncodeModules(t *testing.T) {
 	basePath := testutil.Reference(t, testutil.VmlinuxName+".kbuild.btf")
-	baseData, err := os.ReadFile(basePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := btf.Parse(baseData, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := testutil.ParseFile(t, basePath, nil)
 	for _, m := range []string{"nls_utf8", "tcp_bbr"} {
 		t.Run(m, func(t *testing.T) {
 			ko := testutil.Corpus(t, "modules/"+m+".ko")
@@ -83,8 +55,8 @@ func TestEncodeModules(t *testing.T) {
 			if !st.Written || st.Dedup == nil || st.TypesOut == 0 {
 				t.Errorf("stats: written %v, dedup %v, %d types", st.Written, st.Dedup != nil, st.TypesOut)
 			}
-			got := dumpSplit(t, out, base)
-			want := dumpSplit(t, testutil.Reference(t, "modules/"+m+".btf"), base)
+			got := testutil.DumpSplitFile(t, out, base)
+			want := testutil.DumpSplitFile(t, testutil.Reference(t, "modules/"+m+".btf"), base)
 			if d := testutil.FirstDiff(got, want); d != "" {
 				t.Errorf("gobtf's split BTF differs from pahole's: %s", d)
 			}
