@@ -22,6 +22,24 @@ func CCompiler(t testing.TB, why string) string {
 	return ""
 }
 
+// Compile runs the compiler cc with args in dir ("" for the current
+// folder), skipping the test when cc is not installed. A failing run is
+// returned as an error naming the command, with its output, for the caller
+// to fail or skip on.
+func Compile(t testing.TB, dir, cc string, args ...string) error {
+	t.Helper()
+	path, err := exec.LookPath(cc)
+	if err != nil {
+		t.Skipf("skipping: %s is not installed", cc)
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s %s: %v\n%s", cc, strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
 // CompileC writes the C source src to dir/in.c and compiles it with debug
 // information and the given flags into dir/in.o, whose path it returns. It
 // skips the test when there is no C compiler (CCompiler) and fails it when
@@ -33,9 +51,8 @@ func CompileC(t testing.TB, dir, src string, flags ...string) string {
 	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := append(append([]string{"-g"}, flags...), "-c", c, "-o", obj)
-	if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", cc, err, out)
+	if err := Compile(t, "", cc, append(append([]string{"-g"}, flags...), "-c", c, "-o", obj)...); err != nil {
+		t.Fatal(err)
 	}
 	return obj
 }
