@@ -6,22 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
-
-// runGobtf runs the command tree as main does and returns stderr, the exit
-// status and the error.
-func runGobtf(args ...string) (stderr string, code int, err error) {
-	var out, errOut bytes.Buffer
-	root := newRootCmd(&out, &errOut)
-	root.SetArgs(args)
-	err = root.Execute()
-	return errOut.String(), exitCode(err), err
-}
 
 // dedupInput builds three units that each define int, a self-referencing
 // struct and a pointer to it: 9 types that deduplicate to 3.
@@ -56,7 +47,7 @@ func TestDedupCommand(t *testing.T) {
 	}{{"raw little-endian", le, binary.LittleEndian}, {"raw big-endian", be, binary.BigEndian}, {"ELF", elfIn, binary.LittleEndian}} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
-			if stderr, code, err := runGobtf("dedup", tc.in, out); err != nil {
+			if _, stderr, code, err := runGobtf("dedup", tc.in, out); err != nil {
 				t.Fatalf("exit %d: %v: %s", code, err, stderr)
 			}
 			data, err := os.ReadFile(out)
@@ -100,22 +91,25 @@ func TestDedupCommandVsLibbpf(t *testing.T) {
 	module := testutil.Reference(t, "modules/nf_conntrack.btf")
 	for _, tc := range []struct {
 		name string
-		args []string // IN [--base BASE]
+		args []string // IN [--base BASE] [--libbpf-1.1.2]
 	}{
 		{"standalone", []string{in}},
 		{"split", []string{module, "--base", kbuild}},
+		// btfdedup links libbpf 1.1.2: it is the mode's oracle too.
+		{"standalone libbpf-1.1.2", []string{in, "--libbpf-1.1.2"}},
+		{"split libbpf-1.1.2", []string{module, "--base", kbuild, "--libbpf-1.1.2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ours, lib := filepath.Join(dir, tc.name+".gobtf"), filepath.Join(dir, tc.name+".libbpf")
 			args := append([]string{"dedup", "--stats", tc.args[0], ours}, tc.args[1:]...)
-			stderr, code, err := runGobtf(args...)
+			_, stderr, code, err := runGobtf(args...)
 			if err != nil {
 				t.Fatalf("exit %d: %v: %s", code, err, stderr)
 			}
 			if !strings.Contains(stderr, "types") || !strings.Contains(stderr, "structs") {
 				t.Errorf("--stats printed no table:\n%s", stderr)
 			}
-			libArgs := append([]string{tc.args[0], lib}, tc.args[1:]...)
+			libArgs := append([]string{tc.args[0], lib}, slices.DeleteFunc(slices.Clone(tc.args[1:]), func(a string) bool { return a == "--libbpf-1.1.2" })...)
 			if out, err := exec.Command(btfdedup, libArgs...).CombinedOutput(); err != nil {
 				t.Fatalf("btfdedup: %v\n%s", err, out)
 			}
@@ -155,7 +149,7 @@ func TestDedupCommandErrors(t *testing.T) {
 		{"missing base", []string{"dedup", "--base", filepath.Join(dir, "nope"), dangling, filepath.Join(dir, "o")}, 1, "no such file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, code, err := runGobtf(tc.args...)
+			_, _, code, err := runGobtf(tc.args...)
 			if code != tc.code || err == nil || !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("exit %d, error %v; want exit %d and an error containing %q", code, err, tc.code, tc.msg)
 			}

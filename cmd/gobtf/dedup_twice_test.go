@@ -35,14 +35,14 @@ func TestSplitDedupTwice(t *testing.T) {
 	_ = i
 
 	in := intType()
-	sf := &hDIE{tag: tagStructureType, attrs: []hAttr{str("F"), data1(atByteSize, 4)}}
-	sf.kids = []*hDIE{{tag: tagMember, attrs: []hAttr{str("x"), typeRef(in), data1(atDataMemberLoc, 0)}}}
-	sb := &hDIE{tag: tagStructureType, attrs: []hAttr{str("B"), data1(atByteSize, 8)}}
-	psb := &hDIE{tag: tagPointerType, attrs: []hAttr{data1(atByteSize, 8), typeRef(sb)}}
-	sa := &hDIE{tag: tagStructureType, attrs: []hAttr{str("A"), data1(atByteSize, 8)},
-		kids: []*hDIE{{tag: tagMember, attrs: []hAttr{str("b"), typeRef(psb), data1(atDataMemberLoc, 0)}}}}
-	psf := &hDIE{tag: tagPointerType, attrs: []hAttr{data1(atByteSize, 8), typeRef(sf)}}
-	sb.kids = []*hDIE{{tag: tagMember, attrs: []hAttr{str("f"), typeRef(psf), data1(atDataMemberLoc, 0)}}}
+	sf := &hDIE{Tag: tagStructureType, Attrs: []hAttr{str("F"), data1(atByteSize, 4)}}
+	sf.Kids = []*hDIE{{Tag: tagMember, Attrs: []hAttr{str("x"), typeRef(in), data1(atDataMemberLoc, 0)}}}
+	sb := &hDIE{Tag: tagStructureType, Attrs: []hAttr{str("B"), data1(atByteSize, 8)}}
+	psb := &hDIE{Tag: tagPointerType, Attrs: []hAttr{data1(atByteSize, 8), typeRef(sb)}}
+	sa := &hDIE{Tag: tagStructureType, Attrs: []hAttr{str("A"), data1(atByteSize, 8)},
+		Kids: []*hDIE{{Tag: tagMember, Attrs: []hAttr{str("b"), typeRef(psb), data1(atDataMemberLoc, 0)}}}}
+	psf := &hDIE{Tag: tagPointerType, Attrs: []hAttr{data1(atByteSize, 8), typeRef(sf)}}
+	sb.Kids = []*hDIE{{Tag: tagMember, Attrs: []hAttr{str("f"), typeRef(psf), data1(atDataMemberLoc, 0)}}}
 
 	dir := t.TempDir()
 	basePath := filepath.Join(dir, "base.btf")

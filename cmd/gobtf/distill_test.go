@@ -124,7 +124,7 @@ func checkModuleDump(t *testing.T, ko, base string, want *btf.Spec) {
 	if base != "" {
 		args = []string{"dump", "--base", base, ko}
 	}
-	got, _, err := runGobtfDump(args...)
+	got, _, _, err := runGobtf(args...)
 	if err != nil {
 		t.Fatalf("gobtf %s: %v", strings.Join(args, " "), err)
 	}
@@ -217,10 +217,7 @@ func TestEncodeDistilledNeedsBase(t *testing.T) {
 	if err := os.WriteFile(path, before, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var stdout, stderr bytes.Buffer
-	root := newRootCmd(&stdout, &stderr)
-	root.SetArgs([]string{"-J", "--btf_features=var,distilled_base", path})
-	err := root.Execute()
+	_, _, _, err := runGobtf("-J", "--btf_features=var,distilled_base", path)
 	if err == nil || !strings.Contains(err.Error(), "needs --btf_base") {
 		t.Fatalf("error %v, want one saying distilled_base needs --btf_base", err)
 	}

@@ -42,7 +42,7 @@ func dumpC(t *testing.T, path, base string) string {
 	if base != "" {
 		args = append(args, "--base", base)
 	}
-	out, code, err := runGobtfDump(append(args, path)...)
+	out, _, code, err := runGobtf(append(args, path)...)
 	if code != 0 {
 		t.Fatalf("gobtf %s: exit status %d: %v", strings.Join(args, " "), code, err)
 	}
@@ -211,7 +211,7 @@ func TestDumpFormatFlags(t *testing.T) {
 		{[]string{"--format", "c", "--root_id", "99999", fixture}, "kfuncs.btf: cdump: root type"},
 	}
 	for _, tc := range tests {
-		_, code, err := runGobtfDump(append([]string{"dump"}, tc.args...)...)
+		_, _, code, err := runGobtf(append([]string{"dump"}, tc.args...)...)
 		if code == 0 || err == nil || !strings.Contains(err.Error(), tc.flag) {
 			t.Errorf("%v: got exit status %d, error %v; want an error naming %s", tc.args, code, err, tc.flag)
 		}
@@ -232,7 +232,7 @@ func TestDumpFormatCBpftool76(t *testing.T) {
 		{"root_id.h", []string{"--root_id", "3", "--root_id", "1"}},
 	} {
 		args := append(append([]string{"dump", "--format", "c", "--bpftool", "7.6"}, tc.args...), in)
-		out, code, err := runGobtfDump(args...)
+		out, _, code, err := runGobtf(args...)
 		if code != 0 {
 			t.Fatalf("%v: exit status %d: %v", args, code, err)
 		}

@@ -13,16 +13,6 @@ import (
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 
-// runGobtfDump runs the command tree as main does, with buffers for its
-// output, and returns the output, the exit status and the error.
-func runGobtfDump(args ...string) (stdout string, code int, err error) {
-	var out, errOut bytes.Buffer
-	root := newRootCmd(&out, &errOut)
-	root.SetArgs(args)
-	err = root.Execute()
-	return out.String(), exitCode(err), err
-}
-
 // bpftoolDump returns what "bpftool [-B base] btf dump file path" prints,
 // skipping the test when bpftool is missing.
 func bpftoolDump(t *testing.T, path, base string) string {
@@ -148,7 +138,7 @@ func TestDumpCommand(t *testing.T) {
 				}
 				want = bpftoolDump(t, c.bpftool[0], base)
 			}
-			out, code, err := runGobtfDump(c.args...)
+			out, _, code, err := runGobtf(c.args...)
 			if code != c.code {
 				t.Fatalf("exit status %d (error %v), want %d", code, err, c.code)
 			}
@@ -174,7 +164,7 @@ func TestDumpCommandReference(t *testing.T) {
 	base := testutil.Reference(t, testutil.VmlinuxName+".kbuild.btf")
 	mod := testutil.Reference(t, "modules/tcp_bbr.btf")
 	want := bpftoolDump(t, mod, base)
-	out, code, err := runGobtfDump("dump", "--base", base, mod)
+	out, _, code, err := runGobtf("dump", "--base", base, mod)
 	if code != 0 {
 		t.Fatalf("exit status %d: %v", code, err)
 	}
@@ -195,7 +185,7 @@ func TestDumpCommandKernelELF(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ko := testutil.Corpus(t, "modules/"+name+".ko")
 			want := bpftoolDump(t, ko, vmlinux)
-			out, code, err := runGobtfDump("dump", "-B", vmlinux, ko)
+			out, _, code, err := runGobtf("dump", "-B", vmlinux, ko)
 			if code != 0 {
 				t.Fatalf("exit status %d: %v", code, err)
 			}
@@ -223,7 +213,7 @@ func TestDumpCommandSysfs(t *testing.T) {
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			want := bpftoolDump(t, path, "")
-			out, code, err := runGobtfDump("dump", path)
+			out, _, code, err := runGobtf("dump", path)
 			if code != 0 {
 				t.Fatalf("exit status %d: %v", code, err)
 			}

@@ -19,17 +19,6 @@ var kbuildFlags = []string{
 	"--lang_exclude=rust",
 }
 
-// mustGobtf runs the command in-process and fails the test on error.
-func mustGobtf(t *testing.T, args ...string) {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	root := newRootCmd(&stdout, &stderr)
-	root.SetArgs(normalizeArgs(args))
-	if err := root.Execute(); err != nil {
-		t.Fatalf("gobtf %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-}
-
 // tool runs one of the shared verification tools and fails the test with its
 // output unless it exits 0.
 func tool(t *testing.T, name string, args ...string) string {

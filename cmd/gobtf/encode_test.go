@@ -105,15 +105,12 @@ func TestEncodeCommand(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			root := newRootCmd(&stdout, &stderr)
-			root.SetArgs(normalizeArgs(tc.args))
-			err := root.Execute()
-			if got := exitCode(err); got != tc.code {
-				t.Errorf("exit %d (%v), want %d", got, err, tc.code)
+			stdout, _, code, err := runGobtf(tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d (%v), want %d", code, err, tc.code)
 			}
-			if tc.out != "" && stdout.String() != tc.out {
-				t.Errorf("stdout %q, want %q", stdout.String(), tc.out)
+			if tc.out != "" && stdout != tc.out {
+				t.Errorf("stdout %q, want %q", stdout, tc.out)
 			}
 			if tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
 				t.Errorf("error %v, want one mentioning %q", err, tc.err)

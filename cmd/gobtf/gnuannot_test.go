@@ -88,7 +88,7 @@ func TestGNUAnnotations(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.btf")
 			mustGobtf(t, append(append([]string{"-J"}, tc.flags...), "--btf_encode_detached="+out, obj)...)
-			got, _, err := runGobtfDump("dump", out)
+			got, _, _, err := runGobtf("dump", out)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -49,14 +49,14 @@ func TestHostileBase(t *testing.T) {
 			return writeInput(t, dir, "layout.btf", b)
 		}},
 		{"ELF without .BTF", `no \.BTF section`, func(t *testing.T, dir string) string {
-			return writeInput(t, dir, "nobtf.o", relocatableELF(elfSection{".text", []byte{0xc3}}))
+			return writeInput(t, dir, "nobtf.o", relocatableELF(elfSection{Name: ".text", Data: []byte{0xc3}}))
 		}},
 	}
 	info, abbrev := dwarfUnit(cu(intType()))
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			in := writeInput(t, dir, "in.o", relocatableELF(elfSection{".debug_info", info}, elfSection{".debug_abbrev", abbrev}))
+			in := writeInput(t, dir, "in.o", relocatableELF(elfSection{Name: ".debug_info", Data: info}, elfSection{Name: ".debug_abbrev", Data: abbrev}))
 			base := c.setup(t, t.TempDir())
 			out := filepath.Join(t.TempDir(), "out.btf")
 			before := fileState(t, in)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -165,33 +164,4 @@ func checkBounds(t *testing.T, r childResult) {
 	if r.maxRSS > childMaxRSS {
 		t.Errorf("peak RSS %d MB", r.maxRSS>>20)
 	}
-}
-
-// cCompiler returns gcc, or clang where gcc is missing, and skips the test
-// when neither is installed; why says what the compiler was for.
-func cCompiler(t *testing.T, why string) string {
-	t.Helper()
-	for _, name := range []string{"gcc", "clang"} {
-		if cc, err := exec.LookPath(name); err == nil {
-			return cc
-		}
-	}
-	t.Skipf("skipping: no C compiler (gcc or clang) %s", why)
-	return ""
-}
-
-// compileC writes src to dir/in.c and compiles it with debug information
-// and the given flags into dir/in.o, whose path it returns.
-func compileC(t *testing.T, dir, src string, flags ...string) string {
-	t.Helper()
-	cc := cCompiler(t, "to build the test's object")
-	c, obj := filepath.Join(dir, "in.c"), filepath.Join(dir, "in.o")
-	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	args := append(append([]string{"-g"}, flags...), "-c", c, "-o", obj)
-	if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", cc, err, out)
-	}
-	return obj
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/gobtf/gobtf/internal/testutil"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/testutil"
 )
 
 // hostileCase is one hostile input and the error it must produce.
@@ -45,14 +45,14 @@ func writeInput(t *testing.T, dir, name string, data []byte) string {
 // a pointer and a variable, in a relocatable ELF file.
 func sampleELF() []byte {
 	i := intType()
-	s := &hDIE{tag: tagStructureType, attrs: []hAttr{str("node"), data1(atByteSize, 16)}}
-	p := &hDIE{tag: tagPointerType, attrs: []hAttr{data1(atByteSize, 8), typeRef(s)}}
-	s.kids = []*hDIE{
-		{tag: tagMember, attrs: []hAttr{str("next"), typeRef(p), data1(atDataMemberLoc, 0)}},
-		{tag: tagMember, attrs: []hAttr{str("v"), typeRef(i), data1(atDataMemberLoc, 8)}},
+	s := &hDIE{Tag: tagStructureType, Attrs: []hAttr{str("node"), data1(atByteSize, 16)}}
+	p := &hDIE{Tag: tagPointerType, Attrs: []hAttr{data1(atByteSize, 8), typeRef(s)}}
+	s.Kids = []*hDIE{
+		{Tag: tagMember, Attrs: []hAttr{str("next"), typeRef(p), data1(atDataMemberLoc, 0)}},
+		{Tag: tagMember, Attrs: []hAttr{str("v"), typeRef(i), data1(atDataMemberLoc, 8)}},
 	}
-	arr := &hDIE{tag: tagArrayType, attrs: []hAttr{typeRef(i)}, kids: []*hDIE{{tag: tagSubrangeType, attrs: []hAttr{udata(atUpperBound, 3)}}}}
-	td := &hDIE{tag: tagTypedef, attrs: []hAttr{str("node_t"), typeRef(s)}}
+	arr := &hDIE{Tag: tagArrayType, Attrs: []hAttr{typeRef(i)}, Kids: []*hDIE{{Tag: tagSubrangeType, Attrs: []hAttr{udata(atUpperBound, 3)}}}}
+	td := &hDIE{Tag: tagTypedef, Attrs: []hAttr{str("node_t"), typeRef(s)}}
 	return dwarfELF(cu(i, s, p, arr, td))
 }
 
@@ -116,19 +116,19 @@ func TestHostileFiles(t *testing.T) {
 			return "/dev/zero"
 		}},
 		{name: "no debug sections", noDWARF: true, want: `no DWARF debug information \(\.debug_info\): nothing encoded`, setup: func(t *testing.T, dir string) string {
-			return writeInput(t, dir, "nodebug.o", relocatableELF(elfSection{".text", []byte{0xc3}}))
+			return writeInput(t, dir, "nodebug.o", relocatableELF(elfSection{Name: ".text", Data: []byte{0xc3}}))
 		}},
 		{name: "empty .debug_info", noDWARF: true, want: `section \.debug_info: empty: .*nothing encoded`, setup: func(t *testing.T, dir string) string {
 			_, abbrev := dwarfUnit(cu(intType()))
-			return writeInput(t, dir, "emptyinfo.o", relocatableELF(elfSection{".debug_info", nil}, elfSection{".debug_abbrev", abbrev}))
+			return writeInput(t, dir, "emptyinfo.o", relocatableELF(elfSection{Name: ".debug_info", Data: nil}, elfSection{Name: ".debug_abbrev", Data: abbrev}))
 		}},
 		{name: "missing .debug_abbrev", want: `\.debug_abbrev at offset 0x0`, setup: func(t *testing.T, dir string) string {
 			info, _ := dwarfUnit(cu(intType()))
-			return writeInput(t, dir, "noabbrev.o", relocatableELF(elfSection{".debug_info", info}))
+			return writeInput(t, dir, "noabbrev.o", relocatableELF(elfSection{Name: ".debug_info", Data: info}))
 		}},
 		{name: "empty .debug_abbrev", want: `\.debug_abbrev at offset 0x0`, setup: func(t *testing.T, dir string) string {
 			info, _ := dwarfUnit(cu(intType()))
-			return writeInput(t, dir, "emptyabbrev.o", relocatableELF(elfSection{".debug_info", info}, elfSection{".debug_abbrev", nil}))
+			return writeInput(t, dir, "emptyabbrev.o", relocatableELF(elfSection{Name: ".debug_info", Data: info}, elfSection{Name: ".debug_abbrev", Data: nil}))
 		}},
 		{name: "symbol name beyond .strtab", want: `section \.symtab: offset 0x[0-9a-f]+: symbol [0-9]+: name offset 0x7fffff beyond the [0-9]+-byte string table \.strtab`,
 			setup: func(t *testing.T, dir string) string {
@@ -315,8 +315,8 @@ func TestHostileBitFlips(t *testing.T) {
 
 // selfTypedef is "typedef loop loop": a typedef whose DW_AT_type is itself.
 func selfTypedef() *hDIE {
-	t := &hDIE{tag: tagTypedef, attrs: []hAttr{str("loop")}}
-	t.attrs = append(t.attrs, typeRef(t))
+	t := &hDIE{Tag: tagTypedef, Attrs: []hAttr{str("loop")}}
+	t.Attrs = append(t.Attrs, typeRef(t))
 	return cu(t)
 }
 
@@ -324,16 +324,16 @@ func selfTypedef() *hDIE {
 func typeCycle(tags ...uint64) *hDIE {
 	ds := make([]*hDIE, len(tags))
 	for i, tag := range tags {
-		ds[i] = &hDIE{tag: tag}
+		ds[i] = &hDIE{Tag: tag}
 		if tag == tagTypedef {
-			ds[i].attrs = append(ds[i].attrs, str("t"+string(rune('a'+i))))
+			ds[i].Attrs = append(ds[i].Attrs, str("t"+string(rune('a'+i))))
 		}
 		if tag == tagPointerType {
-			ds[i].attrs = append(ds[i].attrs, data1(atByteSize, 8))
+			ds[i].Attrs = append(ds[i].Attrs, data1(atByteSize, 8))
 		}
 	}
 	for i, d := range ds {
-		d.attrs = append(d.attrs, typeRef(ds[(i+1)%len(ds)]))
+		d.Attrs = append(d.Attrs, typeRef(ds[(i+1)%len(ds)]))
 	}
 	return cu(ds...)
 }
@@ -341,9 +341,9 @@ func typeCycle(tags ...uint64) *hDIE {
 // manyMembers is a structure of n int members.
 func manyMembers(n int) *hDIE {
 	i := intType()
-	s := &hDIE{tag: tagStructureType, attrs: []hAttr{str("huge"), hAttr{at: atByteSize, form: formUdata, val: uleb(uint64(4 * n))}}}
+	s := &hDIE{Tag: tagStructureType, Attrs: []hAttr{str("huge"), udata(atByteSize, uint64(4*n))}}
 	for k := range n {
-		s.kids = append(s.kids, &hDIE{tag: tagMember, attrs: []hAttr{str("m" + itoa(k)), typeRef(i), udata(atDataMemberLoc, uint64(4*k))}})
+		s.Kids = append(s.Kids, &hDIE{Tag: tagMember, Attrs: []hAttr{str("m" + itoa(k)), typeRef(i), udata(atDataMemberLoc, uint64(4*k))}})
 	}
 	return cu(i, s)
 }
@@ -362,14 +362,14 @@ func itoa(k int) string {
 // bigArray is "int a[n]" with the bound given as DW_AT_count (udata).
 func bigArray(n uint64) *hDIE {
 	i := intType()
-	a := &hDIE{tag: tagArrayType, attrs: []hAttr{typeRef(i)}, kids: []*hDIE{{tag: tagSubrangeType, attrs: []hAttr{udata(atCount, n)}}}}
-	td := &hDIE{tag: tagTypedef, attrs: []hAttr{str("big"), typeRef(a)}}
+	a := &hDIE{Tag: tagArrayType, Attrs: []hAttr{typeRef(i)}, Kids: []*hDIE{{Tag: tagSubrangeType, Attrs: []hAttr{udata(atCount, n)}}}}
+	td := &hDIE{Tag: tagTypedef, Attrs: []hAttr{str("big"), typeRef(a)}}
 	return cu(i, a, td)
 }
 
 // longName is a structure whose name has n characters.
 func longName(n int) *hDIE {
-	return cu(&hDIE{tag: tagStructureType, attrs: []hAttr{str(strings.Repeat("x", n)), data1(atByteSize, 0)}})
+	return cu(&hDIE{Tag: tagStructureType, Attrs: []hAttr{str(strings.Repeat("x", n)), data1(atByteSize, 0)}})
 }
 
 // pointerChain is n pointers deep: int *****...
@@ -378,7 +378,7 @@ func pointerChain(n int) *hDIE {
 	kids := []*hDIE{i}
 	prev := i
 	for range n {
-		p := &hDIE{tag: tagPointerType, attrs: []hAttr{data1(atByteSize, 8), typeRef(prev)}}
+		p := &hDIE{Tag: tagPointerType, Attrs: []hAttr{data1(atByteSize, 8), typeRef(prev)}}
 		kids = append(kids, p)
 		prev = p
 	}
@@ -389,11 +389,11 @@ func pointerChain(n int) *hDIE {
 // used as its only member: DIE nesting n levels deep.
 func nestedStructs(n int) *hDIE {
 	i := intType()
-	inner := &hDIE{tag: tagStructureType, attrs: []hAttr{str("s" + itoa(n)), data1(atByteSize, 4)},
-		kids: []*hDIE{{tag: tagMember, attrs: []hAttr{str("v"), typeRef(i), data1(atDataMemberLoc, 0)}}}}
+	inner := &hDIE{Tag: tagStructureType, Attrs: []hAttr{str("s" + itoa(n)), data1(atByteSize, 4)},
+		Kids: []*hDIE{{Tag: tagMember, Attrs: []hAttr{str("v"), typeRef(i), data1(atDataMemberLoc, 0)}}}}
 	for k := n - 1; k >= 0; k-- {
-		outer := &hDIE{tag: tagStructureType, attrs: []hAttr{str("s" + itoa(k)), data1(atByteSize, 4)}}
-		outer.kids = []*hDIE{inner, {tag: tagMember, attrs: []hAttr{str("v"), typeRef(inner), data1(atDataMemberLoc, 0)}}}
+		outer := &hDIE{Tag: tagStructureType, Attrs: []hAttr{str("s" + itoa(k)), data1(atByteSize, 4)}}
+		outer.Kids = []*hDIE{inner, {Tag: tagMember, Attrs: []hAttr{str("v"), typeRef(inner), data1(atDataMemberLoc, 0)}}}
 		inner = outer
 	}
 	return cu(i, inner)
@@ -590,7 +590,7 @@ func TestHostileModuleSections(t *testing.T) {
 // empty and pahole 1.24 crashes on it; gobtf must name the entry.
 func badSymbolName(t *testing.T, dir string) []byte {
 	t.Helper()
-	obj := compileC(t, dir, "struct s { int a; };\nstruct s g;\nint f(struct s *p) { return p->a; }\n", "-O1")
+	obj := testutil.CompileC(t, dir, "struct s { int a; };\nstruct s g;\nint f(struct s *p) { return p->a; }\n", "-O1")
 	data, err := os.ReadFile(obj)
 	if err != nil {
 		t.Fatal(err)

@@ -93,7 +93,7 @@ func TestLayoutBase(t *testing.T) {
 		t.Errorf("split BTF header: hdr_len %d, layout_len %d; want %d and 0 (pahole writes none for split BTF)", h.HdrLen, h.LayoutLen, btf.HeaderLen)
 	}
 	// gobtf dump reads the layout base like any other.
-	if _, code, err := runGobtfDump("dump", layoutBase); err != nil || code != 0 {
+	if _, _, code, err := runGobtf("dump", layoutBase); err != nil || code != 0 {
 		t.Errorf("gobtf dump of the layout base: exit %d, %v", code, err)
 	}
 }
@@ -107,7 +107,7 @@ func TestLayoutDedup(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "out.btf")
-	if stderr, code, err := runGobtf("dedup", in, out); err != nil || code != 0 {
+	if _, stderr, code, err := runGobtf("dedup", in, out); err != nil || code != 0 {
 		t.Fatalf("gobtf dedup: exit %d, %v\n%s", code, err, stderr)
 	}
 	got, err := os.ReadFile(out)

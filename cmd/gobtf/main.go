@@ -111,11 +111,18 @@ options).`,
 	return root
 }
 
+// run runs the command tree on args (the command line without the program
+// name), writing to stdout and stderr, and returns the error main reports.
+// Tests run gobtf in-process through it, so that they run what main runs.
+func run(args []string, stdout, stderr io.Writer) error {
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(normalizeArgs(args))
+	return root.Execute()
+}
+
 func main() {
-	root := newRootCmd(os.Stdout, os.Stderr)
-	root.SetArgs(normalizeArgs(os.Args[1:]))
 	stop := startProfiles()
-	err := root.Execute()
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gobtf: %v\n", err)

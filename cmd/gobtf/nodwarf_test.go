@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gobtf/gobtf/internal/testutil"
 )
 
 // TestEncodeNoDWARF: pahole 1.31 treats an input without debug information
@@ -17,7 +19,7 @@ import (
 // it is no oracle for this case; the expectation comes from 1.31's source
 // and was checked by hand against a pahole 1.31 build.)
 func TestEncodeNoDWARF(t *testing.T) {
-	cc := cCompiler(t, "to build an object without DWARF")
+	cc := testutil.CCompiler(t, "to build an object without DWARF")
 	dir := t.TempDir()
 	src := filepath.Join(dir, "nodwarf.c")
 	if err := os.WriteFile(src, []byte("int answer = 42;\nint get(void) { return answer; }\n"), 0o644); err != nil {
@@ -44,14 +46,12 @@ func TestEncodeNoDWARF(t *testing.T) {
 				{"-J", "--btf_encode_detached=" + detached, obj},
 				append([]string{"-J", obj}, kbuildFlags...),
 			} {
-				var stdout, stderr bytes.Buffer
-				root := newRootCmd(&stdout, &stderr)
-				root.SetArgs(normalizeArgs(args))
-				if err := root.Execute(); err != nil {
+				_, stderr, _, err := runGobtf(args...)
+				if err != nil {
 					t.Fatalf("gobtf %s: %v (pahole 1.31 exits 0 here)", strings.Join(args, " "), err)
 				}
-				if !strings.Contains(stderr.String(), "no DWARF") {
-					t.Errorf("gobtf %s: stderr %q does not say why nothing was encoded", strings.Join(args, " "), stderr.String())
+				if !strings.Contains(stderr, "no DWARF") {
+					t.Errorf("gobtf %s: stderr %q does not say why nothing was encoded", strings.Join(args, " "), stderr)
 				}
 			}
 			if _, err := os.Stat(detached); !os.IsNotExist(err) {

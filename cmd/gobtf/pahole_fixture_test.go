@@ -68,40 +68,19 @@ func TestEncodeMatchesPaholeFixtures(t *testing.T) {
 // skipping when cc is not installed.
 func buildPaholeFixture(t *testing.T, cc, name string) string {
 	t.Helper()
-	if _, err := exec.LookPath(cc); err != nil {
-		t.Skipf("skipping: %s is not installed", cc)
-	}
 	src := filepath.Join(testutil.RepoRoot(), "testdata", "pahole", name)
 	out := filepath.Join(t.TempDir(), strings.TrimSuffix(name, filepath.Ext(name))+"-"+cc+".o")
 	buildByFirstLine(t, src, out, map[string]string{"CC": cc})
 	return out
 }
 
-// buildByFirstLine runs the "// build:" command of the first line of the
-// fixture src, with $SRC, $OUT and the variables vars substituted, and skips
-// the test when it fails (the compiler cannot build it here).
+// buildByFirstLine builds the fixture src by its "// build:" line
+// (testutil.BuildFixture) and skips the test when that fails (the compiler
+// cannot build it here).
 func buildByFirstLine(t *testing.T, src, out string, vars map[string]string) {
 	t.Helper()
-	text, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	line, _, _ := strings.Cut(string(text), "\n")
-	cmdline, ok := strings.CutPrefix(line, "// build: ")
-	if !ok {
-		t.Fatalf("%s: the first line has no build command", src)
-	}
-	args := strings.Fields(os.Expand(cmdline, func(v string) string {
-		switch v {
-		case "SRC":
-			return src
-		case "OUT":
-			return out
-		}
-		return vars[v]
-	}))
-	if b, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
-		t.Skipf("skipping: %s cannot be built here: %v\n%s", filepath.Base(src), err, b)
+	if err := testutil.BuildFixture(t, src, out, vars); err != nil {
+		t.Skipf("skipping: %s cannot be built here: %v", filepath.Base(src), err)
 	}
 }
 

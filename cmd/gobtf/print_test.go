@@ -33,9 +33,7 @@ func runGobtfPrint2(t *testing.T, dir string, args ...string) (string, string, i
 		args = append([]string{"-c", "64"}, args...) // the outputs were made on a 64-byte cacheline machine
 	}
 	var out, errOut bytes.Buffer
-	root := newRootCmd(&out, &errOut)
-	root.SetArgs(args)
-	err := root.Execute()
+	err := run(args, &out, &errOut)
 	if err != nil {
 		errOut.WriteString("gobtf: " + err.Error() + "\n")
 	}

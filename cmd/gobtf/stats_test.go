@@ -19,7 +19,7 @@ import (
 func TestEncodeStats(t *testing.T) {
 	dir := t.TempDir()
 	info, abbrev := dwarfUnit(cu(intType()))
-	in := writeInput(t, dir, "in.o", relocatableELF(elfSection{".debug_info", info}, elfSection{".debug_abbrev", abbrev}))
+	in := writeInput(t, dir, "in.o", relocatableELF(elfSection{Name: ".debug_info", Data: info}, elfSection{Name: ".debug_abbrev", Data: abbrev}))
 	base := btf.NewSpec(nil)
 	base.AddInt("long", 8, btf.IntSigned, 64)
 	basePath := filepath.Join(dir, "base.btf")
@@ -46,7 +46,7 @@ func TestEncodeStats(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"-J", "--stats", "--btf_encode_detached=" + filepath.Join(dir, tc.name+".btf")}, tc.args...)
-			stderr, code, err := runGobtf(append(args, in)...)
+			_, stderr, code, err := runGobtf(append(args, in)...)
 			if err != nil {
 				t.Fatalf("exit %d: %v", code, err)
 			}

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -86,19 +83,4 @@ func polishHelp(root *cobra.Command) {
 // aligned.
 func flagUsages(fs *pflag.FlagSet) string {
 	return strings.ReplaceAll(fs.FlagUsages(), `--jobs N[="0"]`, `--jobs[=N]    `)
-}
-
-// tempFileError explains a failure to create the temporary output file by
-// the output's own path and folder, without the temporary file's name, which
-// the user never asked for.
-func tempFileError(path string, err error) error {
-	dir := filepath.Dir(path)
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s: cannot write: folder %s does not exist (create it, or name a file in an existing folder): %w", path, dir, err)
-	}
-	return fmt.Errorf("%s: cannot create a file in folder %s: %w", path, dir, err)
 }

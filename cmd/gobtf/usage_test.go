@@ -1,10 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gobtf/gobtf/internal/testutil"
 )
 
 // TestUsageMessages runs the command line in process, as main does, on the
@@ -12,7 +13,7 @@ import (
 // what is wrong and what is expected, with the exit status unchanged.
 func TestUsageMessages(t *testing.T) {
 	dir := t.TempDir()
-	obj := compileC(t, dir, "struct s { int a; } v;\n")
+	obj := testutil.CompileC(t, dir, "struct s { int a; } v;\n")
 	missing := filepath.Join(dir, "no-such-folder", "out.btf")
 	cases := []struct {
 		name string
@@ -45,16 +46,13 @@ func TestUsageMessages(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			root := newRootCmd(&stdout, &stderr)
-			root.SetArgs(normalizeArgs(c.args))
-			err := root.Execute()
-			if code := exitCode(err); code != c.code {
+			_, stderr, code, err := runGobtf(c.args...)
+			if code != c.code {
 				t.Fatalf("exit status %d, want %d (err %v)", code, c.code, err)
 			}
 			msg := err.Error()
-			if strings.Contains(msg, "\n") || stderr.Len() != 0 {
-				t.Errorf("want one line and nothing else on stderr; got %q and stderr %q", msg, stderr.String())
+			if strings.Contains(msg, "\n") || stderr != "" {
+				t.Errorf("want one line and nothing else on stderr; got %q and stderr %q", msg, stderr)
 			}
 			for _, w := range c.want {
 				if !strings.Contains(msg, w) {
@@ -74,13 +72,10 @@ func TestUsageMessages(t *testing.T) {
 // pahole writes it, --version saying what it prints, --kabi_prefix saying
 // what it does.
 func TestHelpWords(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	root := newRootCmd(&stdout, &stderr)
-	root.SetArgs([]string{"--help"})
-	if err := root.Execute(); err != nil {
+	help, _, _, err := runGobtf("--help")
+	if err != nil {
 		t.Fatal(err)
 	}
-	help := stdout.String()
 	cases := []struct{ want, not string }{
 		{"-j, --jobs[=N]", `N[="0"]`},
 		{"print the pahole version gobtf emulates (" + paholeVersion + ")", "version for gobtf"},
@@ -94,10 +89,7 @@ func TestHelpWords(t *testing.T) {
 			t.Errorf("help still has %q", c.not)
 		}
 	}
-	root = newRootCmd(&stdout, &stderr)
-	stdout.Reset()
-	root.SetArgs([]string{"--version"})
-	if err := root.Execute(); err != nil || stdout.String() != paholeVersion+"\n" {
-		t.Errorf("--version printed %q (err %v), want %q", stdout.String(), err, paholeVersion+"\n")
+	if out, _, _, err := runGobtf("--version"); err != nil || out != paholeVersion+"\n" {
+		t.Errorf("--version printed %q (err %v), want %q", out, err, paholeVersion+"\n")
 	}
 }

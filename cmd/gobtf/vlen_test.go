@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/testutil"
 )
 
 // globals is C source defining n global ints (all in .bss).
@@ -65,7 +66,7 @@ func TestVlenLimits(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			in := compileC(t, dir, tc.src, "-O0", "-fno-common")
+			in := testutil.CompileC(t, dir, tc.src, "-O0", "-fno-common")
 			out := filepath.Join(dir, "out.btf")
 			r := runChild(t, exe, nil, "-J", tc.flags, "--btf_encode_detached="+out, in)
 			if tc.want != "" {

@@ -7,7 +7,8 @@ package btf
 
 import "fmt"
 
-// Kind is a BTF type kind, the value stored in bits 24-28 of a type's info word.
+// Kind is a BTF type kind, the value stored in bits 24-30 of a type's info
+// word (bits 24-28 before libbpf 1.8 and Linux 7.1; see KindMask).
 type Kind uint8
 
 // The BTF kinds, numbered as in the kernel's include/uapi/linux/btf.h.

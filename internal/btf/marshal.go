@@ -35,15 +35,21 @@ type Header struct {
 }
 
 // FormatError reports malformed BTF bytes. Offset is the byte offset in the
-// blob (header included) where decoding failed.
+// blob (header included) where decoding failed. Msg says what is wrong,
+// and Err, when set, is the sentinel error it is an instance of (ErrNotBTF),
+// for errors.Is.
 type FormatError struct {
 	Offset int
 	Msg    string
+	Err    error
 }
 
 func (e *FormatError) Error() string {
 	return fmt.Sprintf("btf: offset %#x: %s", e.Offset, e.Msg)
 }
+
+// Unwrap returns the sentinel error the problem is an instance of, or nil.
+func (e *FormatError) Unwrap() error { return e.Err }
 
 func formatErr(off int, format string, args ...any) error {
 	return &FormatError{Offset: off, Msg: fmt.Sprintf(format, args...)}
@@ -77,7 +83,7 @@ func ParseHeader(data []byte) (Header, binary.ByteOrder, error) {
 	}
 	order := magicOrder(data)
 	if order == nil {
-		return h, nil, &FormatError{Offset: 0, Msg: fmt.Sprintf("%v: %#04x", ErrNotBTF, binary.LittleEndian.Uint16(data))}
+		return h, nil, &FormatError{Offset: 0, Msg: fmt.Sprintf("%v: %#04x", ErrNotBTF, binary.LittleEndian.Uint16(data)), Err: ErrNotBTF}
 	}
 	h.Magic = Magic
 	h.Version = data[2]

@@ -102,16 +102,15 @@ func (d *deduper) isEquiv(candID, canonID uint32) (bool, error) {
 //
 // It is never inlined. With profile-guided optimization the compiler may
 // otherwise inline it into its own recursive calls, which made it four
-// times larger and the struct pass 5 to 10% slower, depending on the
+// times larger and the struct pass measurably slower, depending on the
 // profile's samples: remaking default.pgo flipped between the two builds.
 //
 //go:noinline
 func (d *deduper) isEquivUnsettled(candID, canonID uint32) (bool, error) {
 	canonID = d.resolveFwd(canonID)
 	// The two types' words are looked up before the hypothetical map, so
-	// that their cache misses overlap with its own: only 3% of the calls
-	// end at the map on the vmlinux, and the words are read next in the
-	// others (struct pass 416.0 -> 407.1 ms, medians of 15 rotated runs).
+	// that their cache misses overlap with its own: few calls end at the
+	// map, and the words are read next in the others.
 	ct, nt := d.typ(candID), d.typ(canonID)
 	if h := d.hypot[canonID]; h != 0 {
 		h-- // stored plus one

@@ -245,9 +245,9 @@ func parallelism(workers int) int {
 // besideWorkers is the number of goroutines for the work that runs beside a
 // serial pass (setupOwn beside the string pass, hashOwn beside the primitive
 // pass): one fewer than parallelism allows, so that the serial pass, which
-// is on the critical path, keeps a CPU of its own. With two CPUs, setupOwn
-// on two goroutines beside the string pass made both slower: 103-117 ms for
-// the two, where each alone takes about 77 ms.
+// is on the critical path, keeps a CPU of its own: with two CPUs, setupOwn
+// on two goroutines beside the string pass made both slower than running
+// them one after the other.
 func (d *deduper) besideWorkers() int { return max(1, d.parallelism()-1) }
 
 // parallel calls fn(0) .. fn(n-1) on up to Options.Workers goroutines.

@@ -9,19 +9,17 @@ package dedup
 // cannot guess those jumps, so on a kernel nearly every first touch of a
 // unit's words was a cache miss. A unit's types are adjacent, though, so
 // reading the words in address order a little ahead of the pass turns those
-// misses into one sequential stream, which the prefetcher follows. On the
-// vmlinux the struct pass went from 388-391 to 362-363 ms (medians of 7
-// alternated runs each); a distance of 2048 to 4096 types did best, 16384 or
-// more (past the L2 cache) gained little. The reference pass got slower with
-// it (85 to 107 ms): most types are settled by then, it reads few of their
-// words, and streaming all of them cost more than the misses it saved.
+// misses into one sequential stream, which the prefetcher follows. The
+// distance must keep the words read ahead in the L2 cache until the pass
+// reaches them (readAheadTypes); a distance past it gains little. The
+// reference pass does not read ahead: most types are settled by then, it
+// reads few of their words, and streaming all of them costs more than the
+// misses it saves.
 //
 // The pass calls it at each check it makes, not at every type: the types
 // in between need nothing read (most structs are mapped by an earlier
 // check of their unit when their turn comes), and reading ahead in one
-// burst right before a walk kept the struct pass at 486.9-489.6 ms against
-// 517.0-526.1 ms when read a type at a time (2026-11-26, medians of 6 to
-// 12 alternated runs of gobtf dedup).
+// burst right before a walk beats reading a type at a time.
 //
 // It only reads: the words are never changed by it, and sum exists only so
 // that the compiler keeps the loads.

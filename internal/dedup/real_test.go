@@ -21,15 +21,7 @@ import (
 
 func parseFile(t testing.TB, path string, base *btf.Spec) *btf.Spec {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := btf.Parse(data, base)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return s
+	return testutil.ParseFile(t, path, base)
 }
 
 func writeSpec(t *testing.T, s *btf.Spec, path string) {

@@ -147,8 +147,7 @@ func NewStream(opts Options, typesHint int) *Stream {
 //
 // The stream's goroutine is a third busy one beside a two-CPU machine's two
 // converters. Having the converters do its work between their units instead
-// (whichever was free first) was slower: 1.275 against 1.227 s, CPU time
-// 2.42 against 2.33 s (medians of 10 rotated -j2 vmlinux runs).
+// (whichever was free first) was slower, in wall and CPU time.
 func (st *Stream) Add(s *btf.Spec) {
 	p := part{words: s.Words(), offs: s.TypeOffsets()}
 	if t := s.Strings(); t != nil {
@@ -171,10 +170,10 @@ func (st *Stream) Add(s *btf.Spec) {
 // streamStretch is how many types more than at its last wake-up Add waits
 // for before it wakes the stream's goroutine (whatever is left when the
 // input is complete, Finish processes). Woken for every unit, the goroutine
-// parked and woke 2,000 times on a kernel, and its stretches were too short
-// for readAhead (which reads 3,072 types ahead); CPU time of 8 rotated -j2
-// vmlinux runs, medians: 2.75 s woken for every unit, 2.67 s at 4,096
-// types, 2.58 s at 16,384, 2.67 s at 65,536 (and 2.52 s before the stream).
+// would park and wake thousands of times on a kernel, with stretches too
+// short for readAhead (readAheadTypes); much longer stretches leave more
+// for Finish. The value is the one of those measured that cost the least
+// CPU time (docs/performance.md).
 var streamStretch = 1 << 14
 
 // run processes the parts Add reports until Stop.
@@ -202,11 +201,10 @@ func (st *Stream) run() {
 // Why: the stream's goroutine shares the CPUs with the converters, and
 // where its work per type is slow (a machine whose caches are busy with
 // other work) it falls behind them. All it has not done when the last unit
-// is joined, Finish then waits for with one CPU idle: up to 117 ms of a
-// 1.5 s two-CPU vmlinux run. Holding one converter while the stream is
-// behind gives the stream that converter's CPU, and leaves the end of the
-// conversion at most about holdLag types of the stream's work behind. The
-// work itself does not change, only when it is done: the stream's result
+// is joined, Finish then waits for with one CPU idle. Holding one converter
+// while the stream is behind gives the stream that converter's CPU, and
+// leaves the end of the conversion at most about holdLag types of the
+// stream's work behind. The work itself does not change, only when it is done: the stream's result
 // does not depend on where its stretches end (TestStreamMatchesDedup).
 //
 // Hold never waits for anything but the stream's own goroutine, which

@@ -153,10 +153,9 @@ func (t *candTable) rehash() { t.resize(2 * len(t.slots)) }
 // keys held); lists and their pending reversals move as they are.
 func (t *candTable) resize(n int) {
 	old := t.slots
-	// Faulted in before the probes read it (see hugemem.MakeTouched): on a
-	// kernel's base (4 MB of slots) reading fresh pages first was 1,000
-	// faults more, about 2 ms, and one madvise in place of a fault per
-	// page saved 3 to 4 ms more here.
+	// Faulted in before the probes read it (see hugemem.MakeTouched):
+	// probes into fresh pages would fault once per page, where one
+	// madvise populates them all.
 	t.slots = hugemem.MakeTouched[slot](n)
 	t.shift = uint(64 - bits.TrailingZeros(uint(n)))
 	for _, sl := range old {

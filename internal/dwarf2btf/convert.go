@@ -1,7 +1,6 @@
 package dwarf2btf
 
 import (
-	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
@@ -117,9 +116,8 @@ type funcSource struct {
 // while the lowest unit not yet joined, often a large one, is still being
 // converted by another. When whole converters went round instead (jobs+2
 // of them), the units after such a unit used them all up and a CPU sat
-// idle until it was done (92 to 123 ms of a vmlinux conversion, against
-// 43 to 81 ms now); more converters cost more cache misses, their scratch
-// being cold each time a goroutine took another one. A Spec holds only
+// idle until it was done; more converters cost more cache misses, their
+// scratch being cold each time a goroutine took another one. A Spec holds only
 // the unit's output, written front to back, so a few more of them cost
 // little.
 //
@@ -313,52 +311,10 @@ func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *t
 	return unitDone{spec: c.spec, vars: vars, funcs: funcs}
 }
 
-// ConvertTypesStd converts the types and variables of every compilation unit
-// of f, read with the standard library's debug/dwarf (which also applies the
-// relocations of relocatable files), into one standalone Spec, not
-// deduplicated.
-func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
-	d, err := f.DWARF()
-	if err != nil {
-		return nil, fmt.Errorf("reading DWARF: %w", err)
-	}
-	var units []dwarf.Offset
-	r := d.Reader()
-	for {
-		e, err := r.Next()
-		if err != nil {
-			return nil, fmt.Errorf("listing units: %w", err)
-		}
-		if e == nil {
-			break
-		}
-		units = append(units, e.Offset)
-		r.SkipChildren()
-	}
-	var debugAddr []byte
-	if sec := f.Section(".debug_addr"); sec != nil {
-		// Without relocations: fine for linked files, which is where
-		// variable addresses mean something.
-		debugAddr, _ = sec.Data()
-	}
-	open := func(i int) (dieStream, string) {
-		return newStdStream(d, units[i]), fmt.Sprintf("unit at .debug_info offset %#x", units[i])
-	}
-	syms, _ := stdSymbols(f)
-	return convertUnits(len(units), open, newTarget(f, syms, opts, debugAddr, 0, nil), nil, opts)
-}
-
-// ConvertTypes converts like ConvertTypesStd with gobtf's own DIE decoder
-// over the given sections (decompressed and, for relocatable files,
-// relocated).
-func ConvertTypes(f *elf.File, secs *die.Sections, opts *Options) (*btf.Spec, error) {
-	return convertTypes(f, nil, secs, nil, nil, nil, opts)
-}
-
-// convertTypes is ConvertTypes with the sections of f placed at addrs (nil:
-// at their sh_addr), the addresses secs were relocated against. symbols,
-// when not nil, reads f's symbol table (elfio's reader, which copies
-// nothing; else debug/elf's is used). release, when not nil, is handed the
+// convertTypes converts the types, variables and functions of f, whose
+// DWARF sections are secs (decompressed and, for relocatable files,
+// relocated against addrs; nil: the sections' sh_addr), into out. symbols
+// reads f's symbol table. release, when not nil, is handed the
 // parts of secs.Info that have been converted, as the conversion goes on.
 func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die.Sections, addrs []uint64, release func([]byte), out *btf.Spec, opts *Options) (*btf.Spec, error) {
 	// The ELF side (symbols, function table, sections) is read while the
@@ -371,9 +327,6 @@ func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die
 	)
 	go func() {
 		defer close(ready)
-		if symbols == nil {
-			symbols = func() ([]elfio.Symbol, error) { return stdSymbols(f) }
-		}
 		syms, err := symbols()
 		if table, elfErr = newElfFuncsFrom(f, syms, err, opts); elfErr == nil {
 			tgt = newTarget(f, syms, opts, secs.Addr, len(secs.Info), addrs)
@@ -397,8 +350,8 @@ func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die
 			}
 		}
 	}()
-	// Lean: the conversion never reads source coordinates, and stepping
-	// over them saves about a fifth of the decoding.
+	// Lean: the conversion never reads source coordinates, so the
+	// decoder steps over them.
 	d, err := die.NewWith(secs, die.Options{Lean: true})
 	<-ready
 	if err != nil {
@@ -445,9 +398,8 @@ func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die
 	if release != nil {
 		// die.New has parsed every abbreviation table. Its walk over
 		// the unit headers also touched pages all over .debug_info, but
-		// those stay: the units' conversion reads them again, and
-		// dropping them cost about 1,500 more page faults on the
-		// vmlinux (8,000 against 6,400, the same peak RSS), while the
+		// those stay: the units' conversion reads them again, so
+		// dropping them would only fault them in again, while the
 		// steps below drop each as its units are done.
 		release(secs.Abbrev)
 		var from uint64 // secs.Info[:from] has been released
@@ -478,33 +430,4 @@ func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die
 		}
 	}
 	return convertUnits(n, open, tgt, fs, opts)
-}
-
-// SectionsStd reads the DWARF sections of f with debug/elf (decompressing
-// them, but applying no relocations).
-func SectionsStd(f *elf.File) (*die.Sections, error) {
-	s := &die.Sections{Order: f.ByteOrder}
-	for _, x := range []struct {
-		name string
-		dst  *[]byte
-	}{
-		{".debug_info", &s.Info}, {".debug_abbrev", &s.Abbrev}, {".debug_str", &s.Str},
-		{".debug_line_str", &s.LineStr}, {".debug_str_offsets", &s.StrOffsets}, {".debug_addr", &s.Addr},
-		{".debug_rnglists", &s.RngLists}, {".debug_loclists", &s.LocLists}, {".debug_loc", &s.Loc},
-		{".debug_ranges", &s.Ranges}, {".debug_types", &s.Types},
-	} {
-		sec := f.Section(x.name)
-		if sec == nil {
-			continue
-		}
-		b, err := sec.Data()
-		if err != nil {
-			return nil, fmt.Errorf("section %s: %w", x.name, err)
-		}
-		*x.dst = b
-	}
-	if s.Info == nil {
-		return nil, fmt.Errorf("no .debug_info section")
-	}
-	return s, nil
 }

@@ -68,26 +68,9 @@ type elfFuncsSource struct {
 	btfIDsIndex uint32 // its section index
 }
 
-// newElfFuncsStd builds the table from a file opened with debug/elf. A file
-// without .symtab has no functions (pahole then describes none).
-func newElfFuncsStd(f *elf.File, opts *Options) (*elfFuncs, error) {
-	syms, err := stdSymbols(f)
-	return newElfFuncsFrom(f, syms, err, opts)
-}
-
-// stdSymbols returns the symbols of f as debug/elf reads them, in elfio's
-// form: the slow path, for files not read through elfio.
-func stdSymbols(f *elf.File) ([]elfio.Symbol, error) {
-	syms, err := f.Symbols()
-	out := make([]elfio.Symbol, len(syms))
-	for i, s := range syms {
-		out[i] = elfio.Symbol{Name: s.Name, Value: s.Value, Size: s.Size, Section: uint32(s.Section), Info: s.Info, Other: s.Other}
-	}
-	return out, err
-}
-
-// newElfFuncsFrom is newElfFuncsStd given the file's symbols and the error
-// reading them returned.
+// newElfFuncsFrom builds the table of f's functions from its symbols and
+// the error reading them returned. A file without .symtab has no functions
+// (pahole then describes none).
 func newElfFuncsFrom(f *elf.File, syms []elfio.Symbol, err error, opts *Options) (*elfFuncs, error) {
 	if err != nil {
 		if errors.Is(err, elf.ErrNoSymbols) || errors.Is(err, elfio.ErrNoSymbols) {
@@ -154,9 +137,8 @@ func newElfFuncs(src *elfFuncsSource, opts *Options) (*elfFuncs, error) {
 	// index), which is several times faster on a kernel's 60 k functions.
 	// The sort moves small records, not the entries, and most comparisons
 	// are decided by their keys, without reading the names from the
-	// string table, all over memory: the vmlinux's table took 30 to 35 ms
-	// with a sort of the entries by name, and takes 22 to 28 ms
-	// (BenchmarkElfFuncsVmlinux).
+	// string table, all over memory (BenchmarkElfFuncsVmlinux measures
+	// it).
 	slices.SortFunc(order, func(a, b sortKey) int {
 		if a.key != b.key {
 			return cmp.Compare(a.key, b.key)

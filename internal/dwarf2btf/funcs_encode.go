@@ -86,23 +86,20 @@ func encodeFuncs(dst *btf.Spec, perCU [][]funcCandidate, shift []btf.TypeID, ef 
 // Why report during the function encoding at all: it runs on one CPU after
 // the last unit is joined, and a dedup.Stream given the functions only at
 // the end then ran their string pass (entering the new function names into
-// its output string table) on one CPU too, after it: about 25 ms of a
-// kernel's run in which the other CPU idled. The types encodeName appends
-// are final when it returns (a FUNC_PROTO, then the FUNC, then its
-// DECL_TAGs, each referencing only types before it), so the stream can take
-// them while later names are encoded. Over 8 rotated -j2 vmlinux runs the
-// time from the last join to the end fell from 150 to 128 ms (medians) and
-// the CPU time left idle by 26 ms, though the wall time did not move by
-// more than this VM's noise (two sets of 10 alternated runs: per-round
-// ratios 1.022 and 0.967). A report costs a lock; the stream wakes only
-// for every 16 k types or so (dedup.Stream.Add).
+// its output string table) on one CPU too, after it, while the other CPU
+// idled. The types encodeName appends are final when it returns (a
+// FUNC_PROTO, then the FUNC, then its DECL_TAGs, each referencing only
+// types before it), so the stream can take them while later names are
+// encoded, which shortens the time from the last join to the end. A report
+// costs a lock; the stream wakes only every so many types
+// (dedup.Stream.Add).
 var namesPerReport = 512
 
 // combineAll merges the candidates of each name (states, in name order)
 // into the first of the name, on up to jobs goroutines. The names are
 // independent of each other and the merging only reads dst, to which
 // nothing is appended meanwhile; done serially, it was about half of
-// encodeFuncs' 25 ms on a kernel, at the end of the conversion, while
+// encodeFuncs' time on a kernel, at the end of the conversion, while
 // nothing else runs.
 func (e *funcEncoder) combineAll(states []funcState, jobs int) {
 	// Pieces of about equal size, each cut at the start of a name.

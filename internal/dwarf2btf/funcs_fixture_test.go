@@ -27,34 +27,10 @@ func buildFixture(t *testing.T, cc, name string) string {
 // buildFixtureIn is buildFixture for a file of testdata/sub.
 func buildFixtureIn(t *testing.T, cc, sub, name string) string {
 	t.Helper()
-	if _, err := exec.LookPath(cc); err != nil {
-		t.Skipf("%s not installed", cc)
-	}
-	dir := filepath.Join(testutil.RepoRoot(), "testdata", sub)
-	src := filepath.Join(dir, name)
-	text, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	line, _, _ := strings.Cut(string(text), "\n")
-	cmdline, ok := strings.CutPrefix(line, "// build: ")
-	if !ok {
-		t.Fatalf("%s: first line has no build command", name)
-	}
+	src := filepath.Join(testutil.RepoRoot(), "testdata", sub, name)
 	out := filepath.Join(t.TempDir(), strings.TrimSuffix(name, ".c")+"."+cc)
-	// $LTOLD: clang's link-time optimization needs its own linker.
-	ltoLD := ""
-	if cc == "clang" && strings.Contains(cmdline, "$LTOLD") {
-		if _, err := exec.LookPath("ld.lld"); err != nil {
-			t.Skip("clang LTO needs ld.lld (lld) installed")
-		}
-		ltoLD = "-fuse-ld=lld"
-	}
-	args := strings.Fields(os.Expand(cmdline, func(v string) string {
-		return map[string]string{"CC": cc, "OUT": out, "SRC": src, "DIR": dir, "LTOLD": ltoLD}[v]
-	}))
-	if b, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, b)
+	if err := testutil.BuildFixture(t, src, out, map[string]string{"CC": cc}); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

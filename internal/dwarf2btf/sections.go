@@ -149,20 +149,12 @@ func (m *mappedFile) section(name string) ([]byte, error) {
 // relocations are applied, so this suits linked files only.
 func (m *mappedFile) dwarfSections() (*die.Sections, error) {
 	s := &die.Sections{Order: m.elf.ByteOrder}
-	for _, x := range []struct {
-		name string
-		dst  *[]byte
-	}{
-		{".debug_info", &s.Info}, {".debug_abbrev", &s.Abbrev}, {".debug_str", &s.Str},
-		{".debug_line_str", &s.LineStr}, {".debug_str_offsets", &s.StrOffsets}, {".debug_addr", &s.Addr},
-		{".debug_rnglists", &s.RngLists}, {".debug_loclists", &s.LocLists}, {".debug_loc", &s.Loc},
-		{".debug_ranges", &s.Ranges}, {".debug_types", &s.Types},
-	} {
-		b, err := m.section(x.name)
+	for i, dst := range s.Fields() {
+		b, err := m.section(die.SectionNames[i])
 		if err != nil {
 			return nil, err
 		}
-		*x.dst = b
+		*dst = b
 	}
 	if s.Info == nil {
 		return nil, ErrNoDWARF

@@ -522,8 +522,8 @@ func (c *cuTypes) find(off uint64) (int, bool) {
 
 // offsetIndex maps DIE offsets to record indexes: an open-addressing hash
 // table, since find runs for every type reference of a unit (a binary
-// search over the records cost 0.3 s of CPU on a vmlinux, mostly in
-// mispredicted branches). The first record with an offset wins, as the
+// search over the records spends its time in mispredicted branches). The
+// first record with an offset wins, as the
 // search found it. A slot holds key and value together, so that a lookup
 // touches one cache line, not one in each of two arrays.
 type offsetIndex struct {

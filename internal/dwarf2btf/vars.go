@@ -339,3 +339,23 @@ func appendDatasecs(s *btf.Spec, e *elfInfo, entries []secEntry) error {
 	}
 	return nil
 }
+
+// plusUconst evaluates the location expressions compilers use for member
+// offsets: DW_OP_plus_uconst N or DW_OP_constu N. Anything else gives 0, as
+// in pahole (which also prints a warning).
+func plusUconst(expr []byte) uint64 {
+	const opConstu, opPlusUconst = 0x10, 0x23
+	if len(expr) == 0 || (expr[0] != opPlusUconst && expr[0] != opConstu) {
+		return 0
+	}
+	var v uint64
+	var shift uint
+	for _, b := range expr[1:] {
+		v |= uint64(b&0x7f) << shift
+		if b&0x80 == 0 {
+			break
+		}
+		shift += 7
+	}
+	return v
+}

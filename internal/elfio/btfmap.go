@@ -14,12 +14,12 @@ import (
 // does nothing.
 //
 // Why: gobtf reads the kernel's BTF as the base of every module it encodes.
-// A copy is 4 to 6 MB of memory that the process touches for the first time,
-// which costs more than the copying itself (page faults, and on a VM whose
-// free memory goes back to the host, the host's faults too): about 25 ms per
-// module, as much as encoding a small module takes. A mapping of a file that
-// is in the page cache, as the vmlinux a build has just written is, costs
-// almost nothing.
+// A copy is megabytes of memory that the process touches for the first
+// time, which costs more than the copying itself (page faults, and on a VM
+// whose free memory goes back to the host, the host's faults too), as much
+// as encoding a small module takes. A mapping of a file that is in the page
+// cache, as the vmlinux a build has just written is, costs no copy and no
+// fault of fresh memory.
 func MapBTF(path string) (data []byte, release func(), err error) {
 	noop := func() {}
 	// Private and writable: writes through the result stay in the process.

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gobtf/gobtf/internal/testutil"
 )
 
 // cSource is compiled into every test input.
@@ -25,17 +27,13 @@ int main(void) { return add(1); }
 // test when the compiler or target is missing.
 func buildInput(t *testing.T, dir, name, cc string, args ...string) string {
 	t.Helper()
-	if _, err := exec.LookPath(cc); err != nil {
-		t.Skipf("skipping: %s not installed", cc)
-	}
 	src := filepath.Join(dir, "in.c")
 	if err := os.WriteFile(src, []byte(cSource), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, name)
-	cmd := exec.Command(cc, append(args, src, "-o", out)...)
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Skipf("skipping: %s %v cannot build this input: %v\n%s", cc, args, err, msg)
+	if err := testutil.Compile(t, "", cc, append(args, src, "-o", out)...); err != nil {
+		t.Skipf("skipping: %s cannot build this input: %v", cc, err)
 	}
 	return out
 }

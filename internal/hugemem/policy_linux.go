@@ -65,14 +65,12 @@ const probeFaults = 64
 // probeFaults faults on fresh pages of a mapping advised against huge pages,
 // each timed on its own. It returns 0 (cheap) when the mapping fails.
 //
-// Why the median: the probe lasts about a tenth of a millisecond, and one
-// stall of the virtual CPU inside it would make every fault look dear if
-// their total were divided out. Such stalls happen on the guests measured,
-// most right after another process has handed its memory back: after
-// pahole, on the KVM guest, one probe in twelve averaged 14 us a fault
-// against 2 to 3.5 us for the others, close to the 16 us at which huge
-// pages are chosen, which would have cost that run 0.1 to 0.3 s there. A
-// stall lengthens one or two of the faults, not the median.
+// Why the median: the probe is short, and one stall of the virtual CPU
+// inside it would make every fault look dear if their total were divided
+// out. Such stalls happen on the guests measured, most right after another
+// process has handed its memory back, and can bring an average close to
+// dearSmallFault. A stall lengthens one or two of the faults, not the
+// median.
 func smallFaultCost() time.Duration {
 	const size = probeFaults * pageSize
 	b, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS)

@@ -10,19 +10,34 @@ import (
 	"github.com/gobtf/gobtf/internal/btf"
 )
 
-// DumpFile returns the bpftool-style dump of the raw BTF file at path, in
-// which types appear with their IDs, so that two dumps are equal only when
-// the same types have the same IDs.
-func DumpFile(t testing.TB, path string) string {
+// ParseFile reads and parses the raw BTF file at path, split BTF on base
+// when base is not nil, and fails t on error.
+func ParseFile(t testing.TB, path string, base *btf.Spec) *btf.Spec {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := btf.Parse(data, nil)
+	s, err := btf.Parse(data, base)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
+	return s
+}
+
+// DumpFile returns the bpftool-style dump of the raw BTF file at path, in
+// which types appear with their IDs, so that two dumps are equal only when
+// the same types have the same IDs.
+func DumpFile(t testing.TB, path string) string {
+	t.Helper()
+	return DumpSplitFile(t, path, nil)
+}
+
+// DumpSplitFile is DumpFile for split BTF on base (nil: none); only the
+// split part's types are dumped.
+func DumpSplitFile(t testing.TB, path string, base *btf.Spec) string {
+	t.Helper()
+	s := ParseFile(t, path, base)
 	var b bytes.Buffer
 	if err := s.Dump(&b); err != nil {
 		t.Fatal(err)

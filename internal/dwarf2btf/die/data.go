@@ -36,6 +36,21 @@ type Sections struct {
 	Skeleton *Data
 }
 
+// SectionNames lists the ELF sections whose contents a Sections holds, in
+// the order of Fields.
+var SectionNames = [...]string{
+	".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str",
+	".debug_str_offsets", ".debug_addr", ".debug_rnglists", ".debug_loclists",
+	".debug_loc", ".debug_ranges", ".debug_types",
+}
+
+// Fields returns pointers to the section fields of s, in SectionNames'
+// order, for filling s from a file by name.
+func (s *Sections) Fields() [len(SectionNames)]*[]byte {
+	return [...]*[]byte{&s.Info, &s.Abbrev, &s.Str, &s.LineStr, &s.StrOffsets, &s.Addr,
+		&s.RngLists, &s.LocLists, &s.Loc, &s.Ranges, &s.Types}
+}
+
 // Unit is one unit header of .debug_info or .debug_types plus the attributes
 // of its unit DIE that decoding and callers need. Offsets are absolute in the
 // unit's Section.

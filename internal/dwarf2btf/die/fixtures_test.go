@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gobtf/gobtf/internal/testutil"
 )
 
 // fixture is one build of the C or C++ sources in testdata.
@@ -49,10 +51,6 @@ var fixtures = []fixture{
 // the executable's path; it skips when the compiler is missing.
 func (fx *fixture) build(t testing.TB) string {
 	t.Helper()
-	cc, err := exec.LookPath(fx.cc)
-	if err != nil {
-		t.Skipf("skipping: %s not installed", fx.cc)
-	}
 	dir := t.TempDir()
 	args := append([]string{}, fx.args...)
 	for _, s := range fx.srcs {
@@ -64,10 +62,8 @@ func (fx *fixture) build(t testing.TB) string {
 	}
 	out := filepath.Join(dir, "fixture")
 	args = append(args, "-o", out)
-	cmd := exec.Command(cc, args...)
-	cmd.Dir = dir
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s %s: %v\n%s", cc, strings.Join(args, " "), err, msg)
+	if err := testutil.Compile(t, dir, fx.cc, args...); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

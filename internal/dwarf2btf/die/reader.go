@@ -59,8 +59,8 @@ func (r *Reader) SetLazyStrings(on bool) { r.lazy = on }
 // fixed, when not nil, reports the tags for which keep's answer is the same
 // for every parent and at every depth but 0: the reader then asks keep
 // once per abbreviation of a unit for DIEs with those tags, not for each
-// DIE. (A kernel's type walk asked for all of its 14 M DIEs, at about 2% of
-// the conversion's instructions.)
+// DIE. (Otherwise a kernel's type walk asks for each of its millions of
+// DIEs.)
 func (r *Reader) SetFilter(keep func(tag, parent uint32, depth int) bool, fixed func(tag uint32) bool) {
 	r.keep, r.fixed = keep, fixed
 	clear(r.verdicts)

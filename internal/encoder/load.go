@@ -1,4 +1,4 @@
-package main
+package encoder
 
 import (
 	"errors"
@@ -23,13 +23,12 @@ const loadChunk = 1 << 20
 // that is in.
 //
 // Why: deduplication rewrites its input in place, so the input must be in
-// private memory, and filling 130 MB of fresh memory is page faults, one per
-// 4 KiB page: 66-78 ms for a kernel's undeduplicated BTF on a KVM guest, as
-// a populated private mapping of the file or one read. Two goroutines fault
-// in parallel (47 ms there), each chunk populated in one system call before
-// it is read (read+parse medians 87 -> 82 ms), and parsing the type index,
-// about 40 ms more, can follow the loaded part instead of waiting for the
-// end.
+// private memory, and filling a kernel's undeduplicated BTF (over a hundred
+// MB) into fresh memory is page faults, one per 4 KiB page, whether through
+// a populated private mapping of the file or one read. Several goroutines
+// fault in parallel, each chunk is populated in one system call before it
+// is read, and parsing the type index can follow the loaded part instead of
+// waiting for the end.
 //
 // Invariant: done[c] is closed once chunk c is in (or its read failed, then
 // err is set), so bytes [0, c*loadChunk) are in when done[0..c-1] are all
@@ -106,7 +105,7 @@ func (l *loading) wait() error {
 func (l *loading) release() { syscall.Munmap(l.data) }
 
 // loadWorkers is the number of goroutines that load an input: one per CPU.
-// The parser, which follows them, does a third of their work per byte, so
-// it shares the CPUs: with two, one loader and the parser took 87-100 ms
-// for a kernel's undeduplicated BTF, against 47 ms for two loaders alone.
+// The parser, which follows them, does a fraction of their work per byte,
+// so it shares the CPUs with them rather than taking one of its own away
+// from the loading.
 func loadWorkers() int { return runtime.GOMAXPROCS(0) }

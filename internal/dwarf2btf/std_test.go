@@ -1,8 +1,99 @@
 package dwarf2btf
 
+// The standard library's path through the DWARF: debug/dwarf and debug/elf,
+// slow (an allocation per DIE) but independent of gobtf's own decoder and
+// ELF reader, which makes it the tests' reference for them.
+
 import (
 	"debug/dwarf"
+	"debug/elf"
+	"fmt"
+
+	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/elfio"
 )
+
+// ConvertTypesStd converts the types and variables of every compilation unit
+// of f, read with the standard library's debug/dwarf (which also applies the
+// relocations of relocatable files), into one standalone Spec, not
+// deduplicated.
+func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
+	d, err := f.DWARF()
+	if err != nil {
+		return nil, fmt.Errorf("reading DWARF: %w", err)
+	}
+	var units []dwarf.Offset
+	r := d.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil {
+			return nil, fmt.Errorf("listing units: %w", err)
+		}
+		if e == nil {
+			break
+		}
+		units = append(units, e.Offset)
+		r.SkipChildren()
+	}
+	var debugAddr []byte
+	if sec := f.Section(".debug_addr"); sec != nil {
+		// Without relocations: fine for linked files, which is where
+		// variable addresses mean something.
+		debugAddr, _ = sec.Data()
+	}
+	open := func(i int) (dieStream, string) {
+		return newStdStream(d, units[i]), fmt.Sprintf("unit at .debug_info offset %#x", units[i])
+	}
+	syms, _ := stdSymbols(f)
+	return convertUnits(len(units), open, newTarget(f, syms, opts, debugAddr, 0, nil), nil, opts)
+}
+
+// ConvertTypes converts like ConvertTypesStd with gobtf's own DIE decoder
+// over the given sections (decompressed and, for relocatable files,
+// relocated), reading the symbols through debug/elf.
+func ConvertTypes(f *elf.File, secs *die.Sections, opts *Options) (*btf.Spec, error) {
+	return convertTypes(f, func() ([]elfio.Symbol, error) { return stdSymbols(f) }, secs, nil, nil, nil, opts)
+}
+
+// SectionsStd reads the DWARF sections of f with debug/elf (decompressing
+// them, but applying no relocations).
+func SectionsStd(f *elf.File) (*die.Sections, error) {
+	s := &die.Sections{Order: f.ByteOrder}
+	for i, dst := range s.Fields() {
+		sec := f.Section(die.SectionNames[i])
+		if sec == nil {
+			continue
+		}
+		b, err := sec.Data()
+		if err != nil {
+			return nil, fmt.Errorf("section %s: %w", die.SectionNames[i], err)
+		}
+		*dst = b
+	}
+	if s.Info == nil {
+		return nil, fmt.Errorf("no .debug_info section")
+	}
+	return s, nil
+}
+
+// newElfFuncsStd builds the table from a file opened with debug/elf. A file
+// without .symtab has no functions (pahole then describes none).
+func newElfFuncsStd(f *elf.File, opts *Options) (*elfFuncs, error) {
+	syms, err := stdSymbols(f)
+	return newElfFuncsFrom(f, syms, err, opts)
+}
+
+// stdSymbols returns the symbols of f as debug/elf reads them, in elfio's
+// form: the slow path, for files not read through elfio.
+func stdSymbols(f *elf.File) ([]elfio.Symbol, error) {
+	syms, err := f.Symbols()
+	out := make([]elfio.Symbol, len(syms))
+	for i, s := range syms {
+		out[i] = elfio.Symbol{Name: s.Name, Value: s.Value, Size: s.Size, Section: uint32(s.Section), Info: s.Info, Other: s.Other}
+	}
+	return out, err
+}
 
 // stdStream reads one unit through the standard library's debug/dwarf. It is
 // slow (an allocation per DIE) but independent of gobtf's own decoder, which
@@ -137,24 +228,4 @@ func asInt(v any) int64 {
 		}
 	}
 	return 0
-}
-
-// plusUconst evaluates the location expressions compilers use for member
-// offsets: DW_OP_plus_uconst N or DW_OP_constu N. Anything else gives 0, as
-// in pahole (which also prints a warning).
-func plusUconst(expr []byte) uint64 {
-	const opConstu, opPlusUconst = 0x10, 0x23
-	if len(expr) == 0 || (expr[0] != opPlusUconst && expr[0] != opConstu) {
-		return 0
-	}
-	var v uint64
-	var shift uint
-	for _, b := range expr[1:] {
-		v |= uint64(b&0x7f) << shift
-		if b&0x80 == 0 {
-			break
-		}
-		shift += 7
-	}
-	return v
 }
