@@ -37,6 +37,7 @@ type encodeOptions struct {
 	kabi      string // --kabi_prefix
 	skipDedup bool   // --skip_dedup (gobtf only)
 	stats     bool   // --stats (gobtf only)
+	verbose   bool   // -V, --verbose
 
 	features      *dwarf2btf.FeatureSet
 	langs         dwarf2btf.LanguageFilter
@@ -84,6 +85,7 @@ func (o *encodeOptions) register(cmd *cobra.Command) {
 	f.Var(&stringAction{fn: func(v string) { o.setLangs(v, true) }}, "lang_exclude", "skip compilation units in these `LANGUAGES`")
 	f.StringVar(&o.kabi, "kabi_prefix", "", "replace names starting with `PREFIX` by the prefix")
 	f.BoolVar(&o.skipDedup, "skip_dedup", false, "write the one-to-one conversion, not deduplicated (gobtf only)")
+	f.BoolVarP(&o.verbose, "verbose", "V", false, "print why each function was left out of BTF, as pahole -V does")
 	f.BoolVar(&o.stats, "stats", false, "print each phase's time, counts and peak memory on stderr (gobtf only)")
 }
 
@@ -235,6 +237,9 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 	opts, err := o.options()
 	if err != nil {
 		return err
+	}
+	if o.verbose {
+		opts.Verbose = cmd.OutOrStdout()
 	}
 	// -j N also caps the CPUs gobtf runs on at N, as pahole's -j N runs
 	// N threads: besides the N converters there are goroutines that read
