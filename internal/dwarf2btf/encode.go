@@ -86,6 +86,12 @@ func (in *Input) Encode(opts *Options, st *Stats) (*btf.Spec, error) {
 		st = &Stats{}
 	}
 	path, m, f := in.path, in.m, in.m.elf
+	if opts.Verbose != nil {
+		// pahole -V's first line names the file.
+		if _, err := fmt.Fprintf(opts.Verbose, "File %s:\n", path); err != nil {
+			return nil, fmt.Errorf("-V: %w", err)
+		}
+	}
 	t0 := in.opened
 	var secs *die.Sections
 	var addrs []uint64
