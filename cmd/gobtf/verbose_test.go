@@ -14,7 +14,8 @@ import (
 // TestVerboseSkipsKernel runs gobtf -V -J with the kernel-build flags on
 // the shared vmlinux (not in -short mode) and modules and compares the
 // functions it says it skipped, and why, with pahole master's lines stored
-// in testdata/verbose (see the README there). The first line names the file,
+// in testdata/verbose (see the README there), and for three modules the
+// functions it found no ELF function for. The first line names the file,
 // as pahole's does, and the BTF must be the same as without -V.
 func TestVerboseSkipsKernel(t *testing.T) {
 	base := testutil.Reference(t, testutil.VmlinuxName+".kbuild.btf")
@@ -52,10 +53,20 @@ func TestVerboseSkipsKernel(t *testing.T) {
 			if lines[0] != "File "+in+":" {
 				t.Errorf("-V's first line is %q, want pahole's %q", lines[0], "File "+in+":")
 			}
-			var got []string
+			var got, notFound []string
 			for _, l := range lines[1:] {
-				if strings.Contains(l, ": skipping BTF encoding of function") {
+				switch {
+				case strings.Contains(l, ": skipping BTF encoding of function"):
 					got = append(got, l)
+				case strings.HasPrefix(l, "could not find function '"):
+					notFound = append(notFound, l)
+				}
+			}
+			if want, err := os.ReadFile(filepath.Join(testutil.RepoRoot(), "testdata", "verbose", name+".notfound")); err == nil {
+				sort.Strings(notFound)
+				if text := strings.Join(notFound, "\n") + "\n"; text != string(want) {
+					t.Errorf("-V printed %d 'could not find function' lines, pahole master %d; diff:\n%s", len(notFound),
+						strings.Count(string(want), "\n"), lineDiff(strings.Split(string(want), "\n"), notFound))
 				}
 			}
 			sort.Strings(got)
