@@ -318,6 +318,10 @@ func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *t
 	if err != nil {
 		return unitDone{spec: c.spec, err: fmt.Errorf("%s: %w", where, err)}
 	}
+	if len(c.varLog) > 0 {
+		verbose = append(verbose, c.varLog...)
+		c.varLog = c.varLog[:0]
+	}
 	return unitDone{spec: c.spec, vars: vars, funcs: funcs, verbose: verbose}
 }
 

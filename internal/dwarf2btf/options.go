@@ -162,9 +162,12 @@ type Options struct {
 	// prefix alone (pahole's --kabi_prefix, for kABI-padding members).
 	KabiPrefix string
 
-	// Verbose, when set, receives pahole -V's explanation of each function
-	// left out of the output ("NAME : skipping BTF encoding of function due
-	// to REASON"), in name order (funcs_verbose.go).
+	// Verbose, when set, receives pahole -V's lines, the same for every
+	// Jobs: the file's name, then unit by unit in file order the functions
+	// without an ELF function and the variables encoded, then the
+	// explanation of each function left out of the output ("NAME :
+	// skipping BTF encoding of function due to REASON"), in name order
+	// (funcs_verbose.go). pahole's listing of the types is not written.
 	Verbose io.Writer
 
 	// OnConvert, when set, is called once the units have been indexed and
