@@ -112,3 +112,26 @@ func lineDiff(want, got []string) string {
 	}
 	return b.String()
 }
+
+// TestVerboseFlag checks that -V and --verbose, as pahole spells them, are
+// accepted and set the encoding's verbose option, and that it is off
+// without them.
+func TestVerboseFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"-J", "-V", "x"}, true},
+		{[]string{"-J", "--verbose", "x"}, true},
+		{[]string{"--btf_encode_detached=out.btf", "--verbose", "x"}, true},
+		{[]string{"-J", "x"}, false},
+	} {
+		_, eo, err := parseEncode(t, tc.args...)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if eo.verbose != tc.want {
+			t.Errorf("%v: verbose %v, want %v", tc.args, eo.verbose, tc.want)
+		}
+	}
+}
