@@ -85,7 +85,7 @@ func (o *encodeOptions) register(cmd *cobra.Command) {
 	f.Var(&stringAction{fn: func(v string) { o.setLangs(v, true) }}, "lang_exclude", "skip compilation units in these `LANGUAGES`")
 	f.StringVar(&o.kabi, "kabi_prefix", "", "replace names starting with `PREFIX` by the prefix")
 	f.BoolVar(&o.skipDedup, "skip_dedup", false, "write the one-to-one conversion, not deduplicated (gobtf only)")
-	f.BoolVarP(&o.verbose, "verbose", "V", false, "print why each function was left out of BTF, as pahole -V does")
+	f.BoolVarP(&o.verbose, "verbose", "V", false, "with -J, print pahole -V's lines: functions left out of BTF and why, variables encoded")
 	f.BoolVar(&o.stats, "stats", false, "print each phase's time, counts and peak memory on stderr (gobtf only)")
 }
 
