@@ -31,6 +31,7 @@ type encodeOptions struct {
 	kabi      string // --kabi_prefix
 	skipDedup bool   // --skip_dedup (gobtf only)
 	stats     bool   // --stats (gobtf only)
+	verbose   bool   // -V, --verbose
 
 	features      *dwarf2btf.FeatureSet
 	langs         dwarf2btf.LanguageFilter
@@ -78,6 +79,7 @@ func (o *encodeOptions) register(cmd *cobra.Command) {
 	f.Var(&stringAction{fn: func(v string) { o.setLangs(v, true) }}, "lang_exclude", "skip compilation units in these `LANGUAGES`")
 	f.StringVar(&o.kabi, "kabi_prefix", "", "shorten every name that starts with `PREFIX` to PREFIX, so that kABI placeholders with unique names deduplicate")
 	f.BoolVar(&o.skipDedup, "skip_dedup", false, "write the one-to-one conversion, not deduplicated (gobtf only)")
+	f.BoolVarP(&o.verbose, "verbose", "V", false, "with -J, print pahole -V's lines: functions left out of BTF and why, variables encoded")
 	f.BoolVar(&o.stats, "stats", false, "print each phase's time, counts and peak memory on stderr (gobtf only)")
 }
 
@@ -159,6 +161,9 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 	opts, err := o.options()
 	if err != nil {
 		return err
+	}
+	if o.verbose {
+		opts.Verbose = cmd.OutOrStdout()
 	}
 	st, err := encoder.Encode(cmd.Context(), args[0], encoder.Options{
 		Convert:   opts,

@@ -88,6 +88,7 @@ type unitDone struct {
 	vars    []secEntry
 	funcs   []funcCandidate
 	skipped bool
+	verbose []byte // with Options.Verbose, the unit's lines, written as it is joined
 	err     error
 }
 
@@ -179,6 +180,11 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 					entries = append(entries, e)
 				}
 				perUnit[i], shifts[i] = r.funcs, shift
+				if len(r.verbose) > 0 {
+					if _, err := opts.Verbose.Write(r.verbose); err != nil {
+						first = fmt.Errorf("-V: %w", err)
+					}
+				}
 			}
 			pool <- r.spec
 			if tgt.doneWith != nil {
@@ -293,6 +299,7 @@ func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *t
 	c.enumSignedness()
 	c.emit()
 	var funcs []funcCandidate
+	var verbose []byte
 	if fs != nil && (m != nil || c.unitTag == die.TagCompileUnit) {
 		units := fs.units[i : i+1]
 		if m != nil {
@@ -303,12 +310,17 @@ func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *t
 		if err != nil {
 			return unitDone{spec: c.spec, err: fmt.Errorf("%s: %w", where, err)}
 		}
+		verbose = c.fscratch.takeNotFound()
 	}
 	vars, err := c.emitVars(tgt.elf)
 	if err != nil {
 		return unitDone{spec: c.spec, err: fmt.Errorf("%s: %w", where, err)}
 	}
-	return unitDone{spec: c.spec, vars: vars, funcs: funcs}
+	if len(c.varLog) > 0 {
+		verbose = append(verbose, c.varLog...)
+		c.varLog = c.varLog[:0]
+	}
+	return unitDone{spec: c.spec, vars: vars, funcs: funcs, verbose: verbose}
 }
 
 // convertTypes converts the types, variables and functions of f, whose

@@ -1,6 +1,7 @@
 package dwarf2btf
 
 import (
+	"fmt"
 	"math/bits"
 	"strings"
 
@@ -304,6 +305,9 @@ func (s *funcScratch) candidates(u *funcUnit, abi *abiRegs) []funcCandidate {
 		name := kabiName(u.opts, nameField.Str())
 		ei := u.elf.find(name)
 		if ei < 0 {
+			if u.opts.Verbose != nil {
+				s.notFound = fmt.Appendf(s.notFound, "could not find function '%s' in the ELF functions table\n", name)
+			}
 			continue
 		}
 		ef := &u.elf.funcs[ei]

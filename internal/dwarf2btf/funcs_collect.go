@@ -54,6 +54,13 @@ func collectFuncs(u *funcUnit) ([]funcCandidate, error) {
 	return s.candidates(u, &abi), nil
 }
 
+// takeNotFound hands over the unit's "could not find function" lines.
+func (s *funcScratch) takeNotFound() []byte {
+	b := s.notFound
+	s.notFound = nil
+	return b
+}
+
 // subprog is one DW_TAG_subprogram of the unit being collected.
 type subprog struct {
 	off       uint64
@@ -124,6 +131,11 @@ type funcScratch struct {
 
 	// per-unit output arenas, handed over (not reused) at the end
 	outStrs []byte
+
+	// notFound, with Options.Verbose, is pahole -V's line for each function
+	// of the unit left out for want of an ELF function of its name; it is
+	// handed over with the candidates (takeNotFound).
+	notFound []byte
 
 	// The walk of step 1 (visit), and whether it has been done beside
 	// the type walk (beginWalk) for the unit collectFuncs is given next.

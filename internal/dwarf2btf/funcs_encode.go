@@ -1,6 +1,7 @@
 package dwarf2btf
 
 import (
+	"bufio"
 	"fmt"
 	"sync"
 
@@ -63,6 +64,9 @@ func encodeFuncs(dst *btf.Spec, perCU [][]funcCandidate, shift []btf.TypeID, ef 
 		}
 	}
 	e := funcEncoder{dst: dst, elf: ef, opts: opts}
+	if opts.Verbose != nil {
+		e.log = bufio.NewWriter(opts.Verbose)
+	}
 	e.combineAll(states, max(1, opts.Jobs))
 	names := 0
 	for i, j := 0, 0; i < len(states); i = j {
@@ -70,11 +74,19 @@ func encodeFuncs(dst *btf.Spec, perCU [][]funcCandidate, shift []btf.TypeID, ef 
 		for j < len(states) && states[j].c.elf == states[i].c.elf {
 			j++
 		}
+		if e.log != nil {
+			e.logMismatch(states, i)
+		}
 		if err := e.encodeName(states[i:j]); err != nil {
 			return err
 		}
 		if names++; opts.OnJoined != nil && names%namesPerReport == 0 {
 			opts.OnJoined(dst)
+		}
+	}
+	if e.log != nil {
+		if err := e.log.Flush(); err != nil {
+			return fmt.Errorf("writing the skipped functions: %w", err)
 		}
 	}
 	return nil
@@ -111,6 +123,12 @@ func (e *funcEncoder) combineAll(states []funcState, jobs int) {
 		}
 		cuts = append(cuts, i)
 	}
+	// Each piece records its prototype mismatches apart, in name order,
+	// so that the pieces' records, concatenated, are in name order too.
+	var found [][]protoMismatch
+	if e.log != nil {
+		found = make([][]protoMismatch, jobs)
+	}
 	var wg sync.WaitGroup
 	for k := 0; k < jobs; k++ {
 		lo, hi := cuts[k], cuts[k+1]
@@ -123,13 +141,19 @@ func (e *funcEncoder) combineAll(states []funcState, jobs int) {
 			for i, j := lo, lo; i < hi; i = j {
 				j = i + 1
 				for j < hi && states[j].c.elf == states[i].c.elf {
-					e.combine(&states[i], &states[j])
+					if m := e.combine(&states[i], &states[j]); m.kind != matched && found != nil {
+						m.a, m.b = int32(i), int32(j)
+						found[k] = append(found[k], m)
+					}
 					j++
 				}
 			}
 		}()
 	}
 	wg.Wait()
+	for _, f := range found {
+		e.mismatches = append(e.mismatches, f...)
+	}
 }
 
 // funcState is a candidate during encoding, with its unit's ID shift and
@@ -152,33 +176,68 @@ type funcEncoder struct {
 	elf  *elfFuncs
 	opts *Options
 	w    []uint32
+
+	// log, with Options.Verbose, receives pahole's line for each function
+	// left out; mismatches are then the prototype mismatches combineAll
+	// found, in name order, and nextMismatch the first not yet logged.
+	log          *bufio.Writer
+	mismatches   []protoMismatch
+	nextMismatch int
 }
 
 // combine merges b into a, the first candidate of the name, as pahole's
-// saved_functions_combine: b leaves with everything known so far.
-func (e *funcEncoder) combine(a, b *funcState) {
+// saved_functions_combine: b leaves with everything known so far. It
+// returns the mismatch that made the name inconsistent, if it compared
+// the prototypes and they differ.
+func (e *funcEncoder) combine(a, b *funcState) protoMismatch {
 	const shared = flagUnexpectedReg | flagInconsistent | flagUncertainLoc | flagReordered
 	f := (a.flags | b.flags) & shared
-	if f&(flagUnexpectedReg|flagInconsistent|flagReordered) == 0 && !e.protosMatch(a, b) {
-		f |= flagInconsistent
+	var m protoMismatch
+	if f&(flagUnexpectedReg|flagInconsistent|flagReordered) == 0 {
+		if m = e.protosMatch(a, b); m.kind != matched {
+			f |= flagInconsistent
+		}
 	}
 	a.flags = a.flags&^shared | f
 	b.flags = b.flags&^shared | f
+	return m
 }
 
+// protoMismatch says how two prototypes of one name differ: kind is the
+// first difference found (matched if none) and param, for a parameter
+// type, the parameter's index. a and b are the two candidates' indexes in
+// the name-ordered states, set when the mismatch is recorded for -V.
+type protoMismatch struct {
+	kind  mismatchKind
+	param int32
+	a, b  int32
+}
+
+type mismatchKind uint8
+
+const (
+	matched mismatchKind = iota
+	countMismatch
+	returnMismatch
+	paramMismatch
+)
+
 // protosMatch is pahole's funcs__match: same parameter count, and return
-// and parameter types matching by typesMatch.
-func (e *funcEncoder) protosMatch(a, b *funcState) bool {
+// and parameter types matching by typesMatch, checked in this order.
+func (e *funcEncoder) protosMatch(a, b *funcState) protoMismatch {
 	pa, pb := a.c.params, b.c.params
-	if len(pa) != len(pb) || !typesMatch(e.dst, a.id(a.c.ret), b.id(b.c.ret)) {
-		return false
+	if len(pa) != len(pb) {
+		return protoMismatch{kind: countMismatch}
+	}
+	if !typesMatch(e.dst, a.id(a.c.ret), b.id(b.c.ret)) {
+		return protoMismatch{kind: returnMismatch}
 	}
 	for i := range pa {
 		if !typesMatch(e.dst, a.id(pa[i].typ), b.id(pb[i].typ)) {
-			return false
+			return protoMismatch{kind: paramMismatch, param: int32(i)}
 		}
 	}
-	return true
+	return protoMismatch{}
 }
 
 // typesMatch is pahole's loose type comparison across units: names decide
@@ -279,14 +338,10 @@ func (e *funcEncoder) encodeName(group []funcState) error {
 	if len(group) > 1 {
 		canon = e.canonical(group, ef)
 	}
-	first := group[0].flags
-	switch {
-	case ef.ambiguous,
-		e.skipOptimized(canon),
-		first&flagReordered != 0,
-		first&flagUncertainLoc != 0,
-		e.opts.Features.ConsistentFunc && first&flagInconsistent != 0,
-		first&flagUnexpectedReg != 0:
+	if r := e.skipReason(&group[0], canon, ef); r != "" {
+		if e.log != nil {
+			e.logSkip(ef.name, r)
+		}
 		return nil
 	}
 	if ef.kfunc {
@@ -294,6 +349,29 @@ func (e *funcEncoder) encodeName(group []funcState) error {
 	}
 	_, err := e.addFunc(canon, ef.name, canon.id(canon.c.ret), nil)
 	return err
+}
+
+// skipReason decides whether the name of first, its first candidate
+// after merging, is left out, and returns why in pahole's words ("" to
+// encode it). When several reasons hold, the one pahole reports wins:
+// they are checked from the most to the least important.
+func (e *funcEncoder) skipReason(first, canon *funcState, ef *elfFunc) string {
+	f := first.flags
+	switch {
+	case ef.ambiguous:
+		return "ambiguous address"
+	case e.skipOptimized(canon):
+		return "optimized parameters"
+	case f&flagReordered != 0:
+		return "reordered parameters"
+	case f&flagUncertainLoc != 0:
+		return "uncertain parameter location"
+	case e.opts.Features.ConsistentFunc && f&flagInconsistent != 0:
+		return "inconsistet prototype" // sic: scripts grep for pahole's spelling
+	case f&flagUnexpectedReg != 0:
+		return "unexpected register usage for parameter"
+	}
+	return ""
 }
 
 // canonical picks the candidate to encode among those of one name.

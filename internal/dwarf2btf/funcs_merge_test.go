@@ -1,6 +1,7 @@
 package dwarf2btf
 
 import (
+	"bytes"
 	"encoding/binary"
 	"reflect"
 	"strings"
@@ -12,7 +13,9 @@ import (
 
 // TestEncodeFuncsMerge runs encodeFuncs on hand-made candidates of two
 // units and checks which names become FUNCs, in which order and with which
-// prototype, under pahole's merge and skip rules.
+// prototype, under pahole's merge and skip rules, and the lines -V prints
+// for the others (btf_encoder.c's reasons; when several hold, the one it
+// assigns last: reord is also uncertain and has an unexpected register).
 func TestEncodeFuncsMerge(t *testing.T) {
 	src := &elfFuncsSource{order: binary.LittleEndian, symbols: []elfio.Symbol{
 		funcSym("same", 0x100), funcSym("differ", 0x200), funcSym("unexp", 0x300),
@@ -65,7 +68,7 @@ func TestEncodeFuncsMerge(t *testing.T) {
 		{"unexp", 0x300, []btf.TypeID{1}, 0},
 		{"opt", 0x400, []btf.TypeID{1}, flagOptimizedParms | flagOptimizedSymbol},
 		{"amb", 0x500, nil, 0},
-		{"reord", 0x600, []btf.TypeID{2}, flagReordered},
+		{"reord", 0x600, []btf.TypeID{2}, flagReordered | flagUncertainLoc | flagUnexpectedReg},
 		{"optok", 0x700, []btf.TypeID{1}, flagOptimizedParms},
 		{"canon", 0, []btf.TypeID{1}, 0},
 	})
@@ -75,20 +78,30 @@ func TestEncodeFuncsMerge(t *testing.T) {
 		{"unexp", 0, []btf.TypeID{1}, flagUnexpectedReg},
 		{"canon", 0x800, []btf.TypeID{1, 1}, 0},
 	})
+	const count12 = "param count mismatch; 1 params != 2 params"
 	for _, tc := range []struct {
 		name  string
 		feats Features
 		want  []string // FUNC name(parameter count), in order
+		log   []string // the reasons -V gives, in order
 	}{
-		{"default", Features{}, []string{"canon(2)", "differ(2)", "optok(1)", "same(1)", "zlast(1)"}},
-		{"consistent_func", Features{ConsistentFunc: true}, []string{"optok(1)", "same(1)", "zlast(1)"}},
-		{"true_signature", Features{TrueSignature: true}, []string{"canon(2)", "differ(2)", "opt.isra.0(1)", "optok(1)", "same(1)", "zlast(1)"}},
+		{"default", Features{}, []string{"canon(2)", "differ(2)", "optok(1)", "same(1)", "zlast(1)"},
+			[]string{"amb:ambiguous address", "canon:" + count12, "differ:" + count12, "opt:optimized parameters",
+				"reord:reordered parameters", "unexp:unexpected register usage for parameter"}},
+		{"consistent_func", Features{ConsistentFunc: true}, []string{"optok(1)", "same(1)", "zlast(1)"},
+			[]string{"amb:ambiguous address", "canon:" + count12, "canon:inconsistet prototype",
+				"differ:" + count12, "differ:inconsistet prototype", "opt:optimized parameters",
+				"reord:reordered parameters", "unexp:unexpected register usage for parameter"}},
+		{"true_signature", Features{TrueSignature: true}, []string{"canon(2)", "differ(2)", "opt.isra.0(1)", "optok(1)", "same(1)", "zlast(1)"},
+			[]string{"amb:ambiguous address", "canon:" + count12, "differ:" + count12,
+				"reord:reordered parameters", "unexp:unexpected register usage for parameter"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dst := unit()
 			shiftB := dst.AppendSpec(unit())
 			before := dst.NumTypes()
-			opts := &Options{Features: tc.feats}
+			var log bytes.Buffer
+			opts := &Options{Features: tc.feats, Verbose: &log}
 			if err := encodeFuncs(dst, [][]funcCandidate{unitA, unitB}, []btf.TypeID{0, shiftB}, table, opts); err != nil {
 				t.Fatal(err)
 			}
@@ -103,6 +116,14 @@ func TestEncodeFuncsMerge(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("FUNCs %v, want %v", got, tc.want)
+			}
+			var want strings.Builder
+			for _, l := range tc.log {
+				name, reason, _ := strings.Cut(l, ":")
+				want.WriteString(name + " : skipping BTF encoding of function due to " + reason + "\n")
+			}
+			if log.String() != want.String() {
+				t.Errorf("-V printed\n%s\nwant\n%s", log.String(), want.String())
 			}
 		})
 	}

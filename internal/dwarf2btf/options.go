@@ -5,6 +5,7 @@ package dwarf2btf
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/gobtf/gobtf/internal/btf"
@@ -160,6 +161,14 @@ type Options struct {
 	// KabiPrefix, when set, replaces every name that starts with it by the
 	// prefix alone (pahole's --kabi_prefix, for kABI-padding members).
 	KabiPrefix string
+
+	// Verbose, when set, receives pahole -V's lines, the same for every
+	// Jobs: the file's name, then unit by unit in file order the functions
+	// without an ELF function and the variables encoded, then the
+	// explanation of each function left out of the output ("NAME :
+	// skipping BTF encoding of function due to REASON"), in name order
+	// (funcs_verbose.go). pahole's listing of the types is not written.
+	Verbose io.Writer
 
 	// OnConvert, when set, is called once the units have been indexed and
 	// the ELF side (symbols, function table) read, as the conversion of

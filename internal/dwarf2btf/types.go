@@ -134,7 +134,12 @@ type cuTypes struct {
 	unitTag  uint32      // the unit DIE's tag
 	clang    bool        // the unit's producer is clang
 	fscratch funcScratch // function collection's buffers, reused across units
-	plans    fixedPlans  // the walk's compiled digests, reused across units
+
+	// With Options.Verbose: the unit DIE's DW_AT_name, and pahole -V's
+	// lines about the unit's variables (emitVars), handed over per unit.
+	unitName string
+	varLog   []byte
+	plans    fixedPlans // the walk's compiled digests, reused across units
 
 	hasArray bool
 	intRec   int // index of the first base type named "int", or -1

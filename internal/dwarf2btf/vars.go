@@ -47,6 +47,8 @@ type elfSection struct {
 type elfInfo struct {
 	sections []elfSection
 	objects  map[string][]uint32 // STT_OBJECT symbol name -> section indexes
+	symtab   bool                // the file has symbols
+	vars     bool                // variables are encoded (var or global_var)
 }
 
 // newElfInfo indexes f's sections, marking those whose variables the
@@ -54,7 +56,7 @@ type elfInfo struct {
 // Sections are placed at addrs[i] when addrs covers them, else at
 // their sh_addr.
 func newElfInfo(f *elf.File, syms []elfio.Symbol, feats *Features, addrs []uint64) *elfInfo {
-	info := &elfInfo{sections: make([]elfSection, len(f.Sections))}
+	info := &elfInfo{sections: make([]elfSection, len(f.Sections)), symtab: syms != nil, vars: feats.Var || feats.GlobalVar}
 	for i, s := range f.Sections {
 		addr := s.Addr
 		if i < len(addrs) {
@@ -178,8 +180,16 @@ func uleb(b []byte) (uint64, int) {
 
 // emitVars appends the unit's VARs (and their DECL_TAGs) to its Spec and
 // returns where each goes. It must run after emit, which assigns type IDs.
+//
+// With Options.Verbose it also writes pahole -V's lines to c.varLog: a
+// "search cu" line for the unit when variables are encoded and the file
+// has symbols, then one line per variable encoded.
 func (c *cuTypes) emitVars(e *elfInfo) ([]secEntry, error) {
 	var out []secEntry
+	verbose := c.opts.Verbose != nil
+	if verbose && e.vars && e.symtab {
+		c.varLog = fmt.Appendf(c.varLog, "search cu '%s' for percpu global variables.\n", c.unitName)
+	}
 	for i := range c.vars {
 		v := &c.vars[i]
 		if v.decl && v.spec == 0 || v.artif || !v.isStatic {
@@ -222,6 +232,9 @@ func (c *cuTypes) emitVars(e *elfInfo) ([]secEntry, error) {
 		linkage := uint32(btf.LinkageStatic)
 		if external {
 			linkage = btf.LinkageGlobal
+		}
+		if verbose {
+			c.varLog = fmt.Appendf(c.varLog, "Variable '%s' from CU '%s' at address 0x%x encoded\n", name, c.unitName, addr)
 		}
 		id := c.spec.AddVar(c.kabi(name), typ, linkage)
 		for _, tag := range v.tags {

@@ -62,6 +62,9 @@ func (c *cuTypes) walk(src dieStream) (lang uint64, clang bool, err error) {
 		if depth == 0 {
 			c.unitTag = d.tag
 			lang, clang = d.language, strings.Contains(d.producer, "clang")
+			if c.opts.Verbose != nil {
+				c.unitName = d.nm()
+			}
 			// Each unit has its own slice of .debug_addr (a merged
 			// conversion reads several units in one walk).
 			c.addrx = nil
