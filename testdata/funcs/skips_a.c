@@ -16,8 +16,9 @@
 //     another parameter count, return type or parameter type (a mismatch
 //     line, then an inconsistent prototype with consistent_func);
 //   - keep: nothing to skip.
-// Reordered parameters need a gcc IPA-SRA clone whose parameters all keep a
-// register, which no small program produced; the kernel test covers them.
+//   - reord: a constant first parameter and a cold part, so that gcc's clone
+//     has no DW_AT_low_pc and lists its parameters in another order
+//     (reordered parameters).
 
 volatile long sink;
 
@@ -33,6 +34,20 @@ static __attribute__((noinline)) long cprop(long a, long k, long c)
 {
 	sink = a + c;
 	return a * k;
+}
+
+__attribute__((cold, noinline)) void slow(long v) { sink = v; }
+
+static __attribute__((noinline)) long reord(long flag, long *p, long k)
+{
+	if (__builtin_expect(*p == 42, 0)) {
+		slow(k);
+		slow(*p);
+		slow(k + 1);
+	}
+	if (flag)
+		sink = *p;
+	return *p + k;
 }
 
 static __attribute__((noinline)) long dup_static(long x) { sink = x; return x * 3; }
@@ -53,9 +68,11 @@ long use_b(long x);
 int main(void)
 {
 	struct pk p = { 1, 2 };
+	long v = sink;
 
 	sink = drop_first(0, sink, 3) + drop_first(1, sink, 4) + cprop(sink, 5, 1) + cprop(sink + 1, 5, 2) +
 	       dup_static(sink) + count_mm(sink) + ret_mm(sink) + type_mm(sink, sink) +
-	       takes_packed(1, 2, 3, 4, 5, 6, p) + keep(sink, 3) + use_b(sink);
+	       takes_packed(1, 2, 3, 4, 5, 6, p) + keep(sink, 3) + use_b(sink) +
+	       reord(0, &v, 3) + reord(0, &v, 4);
 	return 0;
 }
