@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,23 +14,7 @@ import (
 // prints, skipping the test when bpftool is missing.
 func bpftoolC(t *testing.T, path, base string) string {
 	t.Helper()
-	bpftool, err := exec.LookPath("bpftool")
-	if err != nil {
-		t.Skip("skipping: bpftool is not installed (the oracle of the C header)")
-	}
-	var args []string
-	if base != "" {
-		args = append(args, "-B", base)
-	}
-	args = append(args, "btf", "dump", "file", path, "format", "c")
-	var stderr bytes.Buffer
-	cmd := exec.Command(bpftool, args...)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("bpftool %s: %v: %s", strings.Join(args, " "), err, stderr.Bytes())
-	}
-	return string(out)
+	return string(testutil.Bpftool(t, base, "btf", "dump", "file", path, "format", "c"))
 }
 
 // dumpC runs "gobtf dump --format c [--base base] path" and fails the test

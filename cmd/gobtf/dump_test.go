@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/binary"
 	"os"
 	"os/exec"
@@ -17,23 +16,7 @@ import (
 // skipping the test when bpftool is missing.
 func bpftoolDump(t *testing.T, path, base string) string {
 	t.Helper()
-	bpftool, err := exec.LookPath("bpftool")
-	if err != nil {
-		t.Skip("skipping: bpftool is not installed")
-	}
-	var args []string
-	if base != "" {
-		args = append(args, "-B", base)
-	}
-	args = append(args, "btf", "dump", "file", path)
-	cmd := exec.Command(bpftool, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("bpftool %s: %v: %s", strings.Join(args, " "), err, stderr.Bytes())
-	}
-	return string(out)
+	return string(testutil.Bpftool(t, base, "btf", "dump", "file", path))
 }
 
 // toELF wraps raw BTF bytes into a relocatable ELF file whose .BTF section

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -68,29 +67,11 @@ func TestPrintFixturesMatchPaholeMaster(t *testing.T) {
 					t.Fatalf("exit %d: %s", code, got)
 				}
 				if got != want {
-					t.Errorf("output differs from pahole master's:\n%s", firstDiff(want, got))
+					t.Errorf("output differs from pahole master's:\n%s", testutil.FirstDiff(got, want))
 				}
 			})
 		}
 	}
-}
-
-// firstDiff shows the first differing line of two outputs.
-func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return "line " + strconv.Itoa(i+1) + ":\n  pahole: " + a + "\n  gobtf:  " + b
-		}
-	}
-	return "(same lines)"
 }
 
 // TestPrintSharedMatchesPaholeMaster compares the SHA-256 of gobtf's output
@@ -159,7 +140,7 @@ func TestPrintMatchesPahole124(t *testing.T) {
 			}
 			got, code := runGobtfPrint(t, "", args...)
 			if code != 0 || got != string(want) {
-				t.Errorf("exit %d; output differs from pahole 1.24's:\n%s", code, firstDiff(string(want), got))
+				t.Errorf("exit %d; output differs from pahole 1.24's:\n%s", code, testutil.FirstDiff(got, string(want)))
 			}
 		})
 	}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -89,22 +88,4 @@ func reparse(t testing.TB, s, base *btf.Spec) *btf.Spec {
 		t.Fatal(err)
 	}
 	return r
-}
-
-// diffLines returns the first differing line of two dumps, for messages.
-func diffLines(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < max(len(al), len(bl)); i++ {
-		var x, y string
-		if i < len(al) {
-			x = al[i]
-		}
-		if i < len(bl) {
-			y = bl[i]
-		}
-		if x != y {
-			return "line " + strconv.Itoa(i+1) + ":\n  got:  " + x + "\n  want: " + y
-		}
-	}
-	return ""
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/testutil"
 )
 
 // The properties below are checked on generated inputs without an external
@@ -210,7 +211,7 @@ func checkExact(t *testing.T, out *btf.Spec, opts Options) {
 	}
 	if a, b := dump(t, out), dump(t, again); a != b {
 		t.Errorf("not idempotent: %d types after one pass, %d after two\n%s",
-			out.NumTypes(), again.NumTypes(), diffLines(a, b))
+			out.NumTypes(), again.NumTypes(), testutil.FirstDiff(a, b))
 	}
 
 	if dups := structuralDuplicates(out); len(dups) > 0 {

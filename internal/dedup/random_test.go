@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/testutil"
 )
 
 // compareWithLibbpf deduplicates in with Dedup in Libbpf112 mode and with
@@ -37,7 +38,7 @@ func compareOnBase(t *testing.T, tool string, in, base *btf.Spec, sameBytes bool
 			baseDump = "\nbase:\n" + dump(t, base)
 		}
 		t.Fatalf("%s: %d types, libbpf %d; %s%s\ninput:\n%s", label, got.NumTypes(), lib.NumTypes(),
-			diffLines(g, l), baseDump, dump(t, in))
+			testutil.FirstDiff(g, l), baseDump, dump(t, in))
 	}
 	if sameBytes && !bytes.Equal(got.Marshal(binary.LittleEndian), lib.Marshal(binary.LittleEndian)) {
 		t.Fatalf("%s: same dump, different bytes", label)

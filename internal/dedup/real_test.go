@@ -178,13 +178,13 @@ func TestDedupModulesDoubled(t *testing.T) {
 					t.Fatalf("%s: undoubled: %v", mode.name, err)
 				}
 				if g, l := dump(t, single), dump(t, libOrig); g != l {
-					t.Errorf("%s: undoubled module differs from libbpf's result, %s", mode.name, diffLines(g, l))
+					t.Errorf("%s: undoubled module differs from libbpf's result, %s", mode.name, testutil.FirstDiff(g, l))
 				}
 				ours := filepath.Join(dir, mode.name+".btf")
 				writeSpec(t, out, ours)
 				requireEqual(t, btfdiff, "-base", kbuild, ours, libOut)
 				if g, l := dump(t, out), dump(t, lib); g != l {
-					t.Errorf("%s: output differs from libbpf's, %s", mode.name, diffLines(g, l))
+					t.Errorf("%s: output differs from libbpf's, %s", mode.name, testutil.FirstDiff(g, l))
 				}
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/testutil"
 )
 
 // splitSmall makes the reference pass split inputs of any size, looking
@@ -123,7 +124,7 @@ func TestRefSplit(t *testing.T) {
 					}
 					w, g := want.Marshal(binary.LittleEndian), got.Marshal(binary.LittleEndian)
 					if !bytes.Equal(w, g) {
-						t.Fatalf("%d workers: output differs from the serial pass's; %s", workers, diffLines(dump(t, got), dump(t, want)))
+						t.Fatalf("%d workers: output differs from the serial pass's; %s", workers, testutil.FirstDiff(dump(t, got), dump(t, want)))
 					}
 				}
 			})
@@ -154,7 +155,7 @@ func FuzzRefSplit(f *testing.F) {
 				t.Fatalf("legacy=%v: error %v, serially %v", legacy, err, wantErr)
 			}
 			if err == nil && !bytes.Equal(want.Marshal(binary.LittleEndian), got.Marshal(binary.LittleEndian)) {
-				t.Fatalf("legacy=%v: output differs from the serial pass's; %s", legacy, diffLines(dump(t, got), dump(t, want)))
+				t.Fatalf("legacy=%v: output differs from the serial pass's; %s", legacy, testutil.FirstDiff(dump(t, got), dump(t, want)))
 			}
 		}
 	})

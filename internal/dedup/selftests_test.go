@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/testutil"
 )
 
 // The cases below retell, in our own words and builders, the scenarios of
@@ -626,7 +627,7 @@ func TestDedupCases(t *testing.T) {
 			}
 			g, w := dump(t, got), dump(t, want)
 			if g != w {
-				t.Errorf("output differs from the expected one, %s\ngot:\n%s\nwant:\n%s", diffLines(g, w), g, w)
+				t.Errorf("output differs from the expected one, %s\ngot:\n%s\nwant:\n%s", testutil.FirstDiff(g, w), g, w)
 			}
 			legacy, _, err := Dedup(in, Options{Libbpf112: true})
 			if tc.libbpf112Fails {
@@ -639,7 +640,7 @@ func TestDedupCases(t *testing.T) {
 				t.Fatalf("Libbpf112 mode: %v", err)
 			}
 			if l := dump(t, legacy); l != w {
-				t.Errorf("Libbpf112 mode differs from the expected output, %s", diffLines(l, w))
+				t.Errorf("Libbpf112 mode differs from the expected output, %s", testutil.FirstDiff(l, w))
 			}
 			if tool == "" || tc.libbpf112Fails {
 				return
@@ -649,7 +650,7 @@ func TestDedupCases(t *testing.T) {
 				t.Fatalf("btfdedup: %v", err)
 			}
 			if l := dump(t, lib); g != l {
-				t.Errorf("output differs from libbpf's, %s\ngot:\n%s\nlibbpf:\n%s", diffLines(g, l), g, l)
+				t.Errorf("output differs from libbpf's, %s\ngot:\n%s\nlibbpf:\n%s", testutil.FirstDiff(g, l), g, l)
 			}
 		})
 	}
