@@ -201,6 +201,15 @@ func (p *Printer) compareMemberTypes(a, b *Type) int { return compareMemberTypes
 
 // compareMemberTypesAcross is compareMemberTypes for types of two units.
 func compareMemberTypesAcross(pa *Printer, a *Type, pb *Printer, b *Type) int {
+	return compareMembersBy(pa, a, pb, b, func(i int, ta, tb *Type) int {
+		return strings.Compare(pa.tagName(ta, 1024), pb.tagName(tb, 1024))
+	})
+}
+
+// compareMembersBy is type__compare_members_types with the comparison of
+// member i's type names (ta's and tb's) left to typeNames, so that the
+// DWARF path can compare names it has cached.
+func compareMembersBy(pa *Printer, a *Type, pb *Printer, b *Type, typeNames func(i int, ta, tb *Type) int) int {
 	if c := strings.Compare(a.Name, b.Name); c != 0 {
 		return c
 	}
@@ -230,7 +239,7 @@ func compareMemberTypesAcross(pa *Printer, a *Type, pb *Printer, b *Type) int {
 		if c := cmpInt(int64(ma[i].BitfieldSize), int64(mb[i].BitfieldSize)); c != 0 {
 			return c
 		}
-		if c := strings.Compare(pa.tagName(ta, 1024), pb.tagName(tb, 1024)); c != 0 {
+		if c := typeNames(i, ta, tb); c != 0 {
 			return c
 		}
 	}

@@ -165,39 +165,7 @@ func printDWARFSorted(dw *DWARF, opt Options, bw *bufio.Writer) error {
 
 // compareSorted is compareMemberTypesAcross with the type names cached.
 func compareSorted(x, y sortedType) int {
-	a, b := &x.p.m.Types[x.id], &y.p.m.Types[y.id]
-	if c := strings.Compare(a.Name, b.Name); c != 0 {
-		return c
-	}
-	ma, mb := x.p.m.MembersOf(a), y.p.m.MembersOf(b)
-	for i := range ma {
-		if i >= len(mb) {
-			break
-		}
-		ta, tb := x.p.m.Type(ma[i].Type), y.p.m.Type(mb[i].Type)
-		if ta != nil && tb == nil && mb[i].Name == "" {
-			return 0
-		}
-		if ta == nil || tb == nil {
-			if ta != nil {
-				return 1
-			}
-			return -1
-		}
-		if ma[i].Name != "" && mb[i].Name != "" {
-			if c := strings.Compare(ma[i].Name, mb[i].Name); c != 0 {
-				return c
-			}
-		}
-		if c := cmpInt(int64(ma[i].BitOffset), int64(mb[i].BitOffset)); c != 0 {
-			return c
-		}
-		if c := cmpInt(int64(ma[i].BitfieldSize), int64(mb[i].BitfieldSize)); c != 0 {
-			return c
-		}
-		if c := strings.Compare(x.memberTypeNames()[i], y.memberTypeNames()[i]); c != 0 {
-			return c
-		}
-	}
-	return 0
+	return compareMembersBy(x.p, &x.p.m.Types[x.id], y.p, &y.p.m.Types[y.id], func(i int, _, _ *Type) int {
+		return strings.Compare(x.memberTypeNames()[i], y.memberTypeNames()[i])
+	})
 }
