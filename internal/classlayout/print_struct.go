@@ -43,35 +43,35 @@ func (p *Printer) memberTypeHoles(t *Type, h *memberTypesHoles, newline *uint8, 
 	if padding != 0 {
 		h.nrPaddings++
 		h.sumPaddings += uint32(padding)
-		p.str(sep + " ")
-		p.int(int64(padding))
-		p.str(" byte" + plural(int64(padding), "s") + " of padding")
+		p.count(sep, int64(padding), "byte", " of padding")
 		sep = ","
 	}
 	if bitPadding != 0 {
 		h.nrWithBitPaddings++
 		h.sumBitPaddings += uint32(bitPadding)
-		p.str(sep + " ")
-		p.int(int64(bitPadding))
-		p.str(" bit" + plural(int64(bitPadding), "s") + " of padding")
+		p.count(sep, int64(bitPadding), "bit", " of padding")
 		sep = ","
 	}
 	if nrHoles != 0 {
 		h.nrWithHoles++
 		h.totalNrHoles += uint16(nrHoles)
-		p.str(sep + " ")
-		p.int(int64(nrHoles))
-		p.str(" hole" + plural(int64(nrHoles), "s"))
+		p.count(sep, int64(nrHoles), "hole", "")
 		sep = ","
 	}
 	if nrBitHoles != 0 {
 		h.nrWithBitHoles++
 		h.totalNrBitHoles += uint16(nrBitHoles)
-		p.str(sep + " ")
-		p.int(int64(nrBitHoles))
-		p.str(" bit hole" + plural(int64(nrBitHoles), "s"))
+		p.count(sep, int64(nrBitHoles), "bit hole", "")
 	}
 	p.str(" */")
+}
+
+// count writes one phrase of the "last struct has" comment: sep, then
+// "N unit" (plural when N is not 1), then rest.
+func (p *Printer) count(sep string, n int64, unit, rest string) {
+	p.str(sep + " ")
+	p.int(n)
+	p.str(" " + unit + plural(n, "s") + rest)
 }
 
 // structSums accumulates what classFprintf's summary reports.
