@@ -82,7 +82,7 @@ options).`,
 		Args:          usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !opts.encode && !opts.showSupported && len(args) == 1 {
-				return runPrint(cmd, popts, opts.base, args[0]) // pahole's printing mode
+				return runPrint(cmd, popts, opts.base, opts.verbose, args[0]) // pahole's printing mode
 			}
 			return runEncode(cmd, opts, args)
 		},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -28,6 +29,7 @@ type printOptions struct {
 	nameLen    bool
 	contains   bool // the class list came from -i
 	fixupSilly bool
+	wordSize   string
 	unsupp     []string // pahole options given that gobtf does not implement
 }
 
@@ -74,6 +76,10 @@ func registerPrintFlags(cmd *cobra.Command) *printOptions {
 	f.BoolVarP(&o.Recursive, "recursive", "d", false, "with -i: recursively show the member types that contain it")
 	f.BoolVarP(&o.ShowDeclInfo, "show_decl_info", "I", false, "show where each type was declared (BTF: not recorded)")
 	f.BoolVar(&p.fixupSilly, "fixup_silly_bitfields", false, "fix up bitfields as big as their types (DWARF only; no effect on BTF)")
+	f.BoolVarP(&o.Packable, "packable", "P", false, "show the structs that moving members into holes would shrink: name, size, new size, savings")
+	f.BoolVarP(&o.Reorganize, "reorganize", "R", false, "with -C: move members into holes to shrink each struct, and print the result")
+	f.BoolVarP(&o.ShowReorgSteps, "show_reorg_steps", "S", false, "with -R: print the struct after each move")
+	f.StringVarP(&p.wordSize, "word_size", "w", "", "without -C: lay structs out as if pointers and longs were `BYTES` bytes")
 	p.registerUnsupported(f)
 	return p
 }
@@ -89,10 +95,6 @@ func (p *printOptions) registerUnsupported(f *pflag.FlagSet) {
 		}
 		fl.Hidden = true
 	}
-	flag("packable", "P", false)
-	flag("reorganize", "R", false)
-	flag("show_reorg_steps", "S", false)
-	flag("word_size", "w", true)
 	flag("show_first_biggest_size_base_type_member", "l", false)
 	flag("show_only_data_members", "M", false)
 	flag("nr_methods", "m", false)
@@ -168,12 +170,27 @@ func (p *printOptions) options() (classlayout.Options, error) {
 	}
 	o.Contains = p.contains
 	o.FixupSillyBitfields = p.fixupSilly
+	o.WordSize = uint8(atoi(p.wordSize))
 	names, err := classNameList(p.classNames)
 	if err != nil {
 		return o, err
 	}
 	o.ClassNames = names
 	return o, nil
+}
+
+// atoi is C's: the number its leading digits (after a sign) spell, else 0.
+func atoi(s string) int {
+	s = strings.TrimLeft(s, " \t\n\v\f\r")
+	end := 0
+	if end < len(s) && (s[end] == '-' || s[end] == '+') {
+		end++
+	}
+	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+		end++
+	}
+	n, _ := strconv.Atoi(s[:end])
+	return n
 }
 
 // machineCacheline is the L1 data cacheline size, as pahole reads it.
@@ -219,11 +236,12 @@ func classNameList(s string) ([]string, error) {
 // runPrint is gobtf's pahole mode: print the layout of the types of FILE,
 // from the first format of -F (default: DWARF, then BTF, as pahole tries
 // them) that FILE has; --btf_base means BTF.
-func runPrint(cmd *cobra.Command, p *printOptions, basePath string, path string) error {
+func runPrint(cmd *cobra.Command, p *printOptions, basePath string, verbose bool, path string) error {
 	opt, err := p.options()
 	if err != nil {
 		return err
 	}
+	opt.Verbose = verbose
 	opt.UnitName = path
 	formats, err := formatList(p.format, basePath)
 	if err != nil {

@@ -2,6 +2,7 @@ package classlayout
 
 import (
 	"bufio"
+	"io"
 	"runtime"
 	"sync"
 )
@@ -28,7 +29,7 @@ type candidate struct {
 // never depends on other units) and the printing of the unit's remaining
 // types (which, as in pahole, runs in ID order within the unit, so the
 // packed attributes it infers on the way come out the same).
-func printDWARFParallel(dw *DWARF, opt Options, bw *bufio.Writer) error {
+func printDWARFParallel(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer) error {
 	n := dw.NumUnits()
 	workers := runtime.GOMAXPROCS(0)
 	window := 4 * workers
@@ -36,6 +37,7 @@ func printDWARFParallel(dw *DWARF, opt Options, bw *bufio.Writer) error {
 	for i := range units {
 		units[i] = &unitWork{ready: make(chan struct{}), done: make(chan struct{})}
 	}
+	cache := new(packCache)
 	slots := make(chan struct{}, window) // bounds the units in memory
 	jobs := make(chan func(), window)
 	var wg sync.WaitGroup
@@ -52,7 +54,7 @@ func printDWARFParallel(dw *DWARF, opt Options, bw *bufio.Writer) error {
 		for i := range n {
 			slots <- struct{}{}
 			u := units[i]
-			jobs <- func() { u.load(dw, i, opt) }
+			jobs <- func() { u.load(dw, i, opt, cache) }
 		}
 	}()
 	seen := &seenDefs{byName: make(map[string][]seenDef)}
@@ -80,13 +82,13 @@ func printDWARFParallel(dw *DWARF, opt Options, bw *bufio.Writer) error {
 			close(u.done)
 		}
 		if i > 0 {
-			err = units[i-1].flush(bw, err)
+			err = units[i-1].flush(bw, errw, err)
 			units[i-1] = nil
 			<-slots
 		}
 	}
 	if n > 0 {
-		err = units[n-1].flush(bw, err)
+		err = units[n-1].flush(bw, errw, err)
 	}
 	close(jobs)
 	wg.Wait()
@@ -94,7 +96,7 @@ func printDWARFParallel(dw *DWARF, opt Options, bw *bufio.Writer) error {
 }
 
 // load reads unit i and selects its candidates.
-func (u *unitWork) load(dw *DWARF, i int, opt Options) {
+func (u *unitWork) load(dw *DWARF, i int, opt Options, cache *packCache) {
 	defer close(u.ready)
 	m, err := dw.LoadUnit(i, opt.FixupSillyBitfields, true)
 	if err != nil {
@@ -102,6 +104,7 @@ func (u *unitWork) load(dw *DWARF, i int, opt Options) {
 		return
 	}
 	p := NewPrinter(m, opt)
+	p.packCache = cache
 	u.p = p
 	for id := uint32(1); id < uint32(len(m.Types)); id++ {
 		t := &m.Types[id]
@@ -123,7 +126,7 @@ func (u *unitWork) load(dw *DWARF, i int, opt Options) {
 }
 
 // flush waits for the unit's output and writes it, keeping the first error.
-func (u *unitWork) flush(bw *bufio.Writer, err error) error {
+func (u *unitWork) flush(bw *bufio.Writer, errw io.Writer, err error) error {
 	<-u.done
 	if err != nil {
 		return err
@@ -134,6 +137,7 @@ func (u *unitWork) flush(bw *bufio.Writer, err error) error {
 	if _, err := bw.Write(u.p.buf); err != nil {
 		return err
 	}
+	u.p.writeNotes(errw)
 	if u.p.overflow {
 		return u.p.overflowErr
 	}

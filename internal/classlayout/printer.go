@@ -69,6 +69,19 @@ type Options struct {
 	// FixupSillyBitfields (--fixup_silly_bitfields) reads DWARF bitfields
 	// as wide as their type as plain members.
 	FixupSillyBitfields bool
+
+	// Reorganize (-R) prints, for each -C name that is a struct, the
+	// struct with its members moved into its holes (pahole's
+	// class__reorganize) and what that saves; ShowReorgSteps (-S) also
+	// prints the struct after each move, Verbose (-V) each move.
+	Reorganize, ShowReorgSteps, Verbose bool
+	// Packable (-P) selects the structs reorganizing would shrink and,
+	// without Verbose, prints their name, size, new size and savings.
+	Packable bool
+	// WordSize (-w), when not 0 and without ClassNames, resizes the
+	// structs and unions as if pointers and longs were that many bytes
+	// (wordsize.go).
+	WordSize uint8
 }
 
 // Printer prints a Model as pahole does.
@@ -93,6 +106,14 @@ type Printer struct {
 	recursion      []int32   // -p: how deep each type is being expanded
 	needResort     bool
 	containersSeen map[string][]uint32 // -i's types printed // --sort met types equal but for their members' types
+
+	// scratch is the type ID of the slot reorganizing works in, and
+	// scratchFirst the index of its members (reorganize.go).
+	scratch, scratchFirst uint32
+	packedSize            map[uint32]uint32 // -P: the reorganized size of each packable struct
+	packCache             *packCache        // -P: reorganized sizes by layout, shared by a file's units
+	notes                 []string          // said on the error stream after the output
+	spill                 func() error      // writes out buf mid-type (-S's many steps), when set
 }
 
 // NewPrinter returns a printer of m with the options opt.
@@ -106,14 +127,22 @@ func NewPrinter(m *Model, opt Options) *Printer {
 	if opt.Quiet {
 		opt.SuppressComments = true
 	}
-	return &Printer{
-		m: m, opt: opt,
+	var scratch, scratchFirst uint32
+	if opt.Reorganize || opt.Packable {
+		scratch, scratchFirst = reserveScratch(m)
+	}
+	p := &Printer{
+		m: m, opt: opt, scratch: scratch, scratchFirst: scratchFirst,
 		cls:       make([]classState, len(m.Types)),
 		expanding: make([]bool, len(m.Types)),
 		recursion: make([]int32, len(m.Types)),
 		hole:      make([]int32, len(m.Members)),
 		bitHole:   make([]uint8, len(m.Members)),
 	}
+	if opt.WordSize != 0 && len(opt.ClassNames) == 0 {
+		p.fixupWordSize(uint32(opt.WordSize))
+	}
+	return p
 }
 
 // Print writes what pahole prints for the model with the printer's options
@@ -131,6 +160,7 @@ func (p *Printer) Print(w io.Writer, errw io.Writer) error {
 		return nil
 	}
 	var err error
+	p.spill = flush
 	if len(p.opt.ClassNames) > 0 {
 		err = p.printNamed(flush, errw)
 	} else {
@@ -145,7 +175,19 @@ func (p *Printer) Print(w io.Writer, errw io.Writer) error {
 	if err := flush(); err != nil {
 		return err
 	}
-	return bw.Flush()
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	p.writeNotes(errw)
+	return nil
+}
+
+// writeNotes says on errw what the output leaves unsaid (see notes).
+func (p *Printer) writeNotes(errw io.Writer) {
+	for _, n := range p.notes {
+		fmt.Fprintf(errw, "gobtf: %s\n", n)
+	}
+	p.notes = p.notes[:0]
 }
 
 // topConf is the conf pahole's tag__fprintf starts a type with.
@@ -275,6 +317,10 @@ func (e errTooBig) Error() string {
 // format prints one selected type with the chosen formatter.
 func (p *Printer) format(t *Type, id uint32) {
 	sep := string(p.opt.Separator)
+	if _, ok := p.packedSize[id]; ok && !p.opt.Verbose {
+		p.packableInfo(t, id)
+		return
+	}
 	switch p.opt.Formatter {
 	case FormatClass:
 		p.classFormatter(t, id)

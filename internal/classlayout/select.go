@@ -308,7 +308,7 @@ func (p *Printer) filter(t *Type, id uint32) bool {
 		return true
 	}
 	if t.Kind != KindStruct {
-		return !(o.NrHoles != 0 || o.NrBitHoles != 0 || o.HoleSizeGE != 0 || o.PaddingGE != 0 || o.Padding != 0)
+		return !(o.NrHoles != 0 || o.NrBitHoles != 0 || o.HoleSizeGE != 0 || o.PaddingGE != 0 || o.Padding != 0 || o.Packable)
 	}
 	p.findHoles(t)
 	st := p.state(t)
@@ -323,7 +323,9 @@ func (p *Printer) filter(t *Type, id uint32) bool {
 	if o.WithEmbeddedFlexible && !p.hasEmbeddedFlexibleArray(t, 0) {
 		return false
 	}
-	return true
+	// (pahole tries -P before the flexible array filters; neither
+	// changes what the other finds.)
+	return !o.Packable || p.packable(id)
 }
 
 // hasHoleGE is class__has_hole_ge.
@@ -350,14 +352,7 @@ func (p *Printer) printNamed(flush func() error, errw io.Writer) error {
 			fmt.Fprintf(errw, "pahole: type '%s' not found\n", name)
 			return nil
 		}
-		t := &p.m.Types[id]
-		p.findHoles(t)
-		if p.opt.Contains {
-			p.printContainers(id)
-		} else {
-			p.format(t, id)
-			p.byte1('\n')
-		}
+		p.printOne(id)
 		if err := flush(); err != nil {
 			return err
 		}

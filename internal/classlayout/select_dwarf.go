@@ -21,13 +21,13 @@ func PrintDWARF(dw *DWARF, opt Options, w, errw io.Writer) error {
 	if len(opt.ClassNames) > 0 {
 		err = printDWARFNamed(dw, opt, bw, errw)
 	} else if opt.Sort && opt.Formatter == FormatClass {
-		err = printDWARFSorted(dw, opt, bw)
+		err = printDWARFSorted(dw, opt, bw, errw)
 	} else if opt.JustPacked || opt.Sort {
 		// --packed filters by packed attributes, which printing earlier
 		// types infers: it goes in order.
-		err = printDWARFAll(dw, opt, bw)
+		err = printDWARFAll(dw, opt, bw, errw)
 	} else {
-		err = printDWARFParallel(dw, opt, bw)
+		err = printDWARFParallel(dw, opt, bw, errw)
 	}
 	if err != nil {
 		return err
@@ -43,6 +43,7 @@ func printDWARFNamed(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer) e
 			return err
 		}
 		p := NewPrinter(m, opt)
+		p.spill = func() error { _, err := bw.Write(p.buf); p.buf = p.buf[:0]; return err }
 		for len(remaining) > 0 {
 			id := p.findTypeByName(remaining[0])
 			if id == 0 {
@@ -54,6 +55,7 @@ func printDWARFNamed(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer) e
 		if _, err := bw.Write(p.buf); err != nil {
 			return err
 		}
+		p.writeNotes(errw)
 		if p.overflow {
 			return p.overflowErr
 		}
@@ -65,10 +67,17 @@ func printDWARFNamed(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer) e
 	return nil
 }
 
-// printOne prints a type -C named, as pahole's stealer does.
+// printOne prints a type -C named, as pahole's stealer does: -R prints a
+// struct reorganized (and nothing for other types).
 func (p *Printer) printOne(id uint32) {
 	t := &p.m.Types[id]
 	p.findHoles(t)
+	if p.opt.Reorganize {
+		if t.Kind == KindStruct {
+			p.doReorg(id)
+		}
+		return
+	}
 	if p.opt.Contains {
 		p.printContainers(id)
 		return
@@ -79,21 +88,23 @@ func (p *Printer) printOne(id uint32) {
 
 // printDWARFAll is pahole's print_classes over every unit in turn, with one
 // record of the definitions printed across them.
-func printDWARFAll(dw *DWARF, opt Options, bw *bufio.Writer) error {
+func printDWARFAll(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer) error {
 	seen := &seenDefs{byName: make(map[string][]seenDef)}
+	cache := new(packCache)
 	for i := 0; i < dw.NumUnits(); i++ {
 		m, err := dw.LoadUnit(i, opt.FixupSillyBitfields, true)
 		if err != nil {
 			return err
 		}
 		p := NewPrinter(m, opt)
-		p.seen = seen
+		p.seen, p.packCache = seen, cache
 		if err := p.printAll(func() error { _, err := bw.Write(p.buf); p.buf = p.buf[:0]; return err }); err != nil {
 			return err
 		}
 		if _, err := bw.Write(p.buf); err != nil {
 			return err
 		}
+		p.writeNotes(errw)
 		if p.overflow {
 			return p.overflowErr
 		}
@@ -127,8 +138,9 @@ func (st sortedType) memberTypeNames() []string {
 // printDWARFSorted is --sort over DWARF: the definitions of every unit,
 // once each, sorted as pahole sorts them across units, each printed by its
 // unit's printer. Every unit stays loaded until the end, as in pahole.
-func printDWARFSorted(dw *DWARF, opt Options, bw *bufio.Writer) error {
+func printDWARFSorted(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer) error {
 	seen := &seenDefs{byName: make(map[string][]seenDef)}
+	cache := new(packCache)
 	var all []sortedType
 	resort := false
 	for i := 0; i < dw.NumUnits(); i++ {
@@ -137,7 +149,7 @@ func printDWARFSorted(dw *DWARF, opt Options, bw *bufio.Writer) error {
 			return err
 		}
 		p := NewPrinter(m, opt)
-		p.seen = seen
+		p.seen, p.packCache = seen, cache
 		for _, id := range p.selected() {
 			all = append(all, sortedType{p, id, new([]string)})
 		}
