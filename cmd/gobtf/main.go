@@ -92,7 +92,7 @@ options).`,
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	opts.register(root)
-	popts = registerPrintFlags(root)
+	popts = registerPrintFlags(root, &opts.verbose)
 	polishHelp(root)
 	for _, mk := range subcommands {
 		sub := mk()

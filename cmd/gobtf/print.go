@@ -30,12 +30,13 @@ type printOptions struct {
 	contains   bool // the class list came from -i
 	fixupSilly bool
 	wordSize   string
+	holeNames  bool     // -z came without -V before it: print names only
 	unsupp     []string // pahole options given that gobtf does not implement
 }
 
 // registerPrintFlags adds pahole's printing options to the root command.
 // pahole's letters are kept; none clashes with the encoding flags (-J, -j).
-func registerPrintFlags(cmd *cobra.Command) *printOptions {
+func registerPrintFlags(cmd *cobra.Command, verbose *bool) *printOptions {
 	p := &printOptions{}
 	f := cmd.Flags()
 	o := &p.opt
@@ -48,7 +49,7 @@ func registerPrintFlags(cmd *cobra.Command) *printOptions {
 	f.BoolVarP(&o.IncludeNestedAnonymous, "nested_anon_include", "A", false, "include nested (inside other structs) anonymous classes")
 	f.IntVarP(&o.NrHoles, "holes", "H", 0, "show only structs with at least `N` holes")
 	f.IntVarP(&o.NrBitHoles, "bit_holes", "B", 0, "show only structs with at least `N` bit holes")
-	f.IntVarP(&o.HoleSizeGE, "hole_size_ge", "z", 0, "show only structs with a hole of at least `N` bytes (names only)")
+	f.VarP(&holeSizeFlag{p: p, verbose: verbose}, "hole_size_ge", "z", "show only structs with a hole of at least `N` bytes (names only, unless -V comes before)")
 	// pahole master has no --padding in its option table: argp takes it
 	// as an abbreviation of --padding_ge.
 	f.IntVar(&o.PaddingGE, "padding", 0, "same as --padding_ge (as pahole reads it)")
@@ -132,6 +133,25 @@ func (c *classListFlag) Set(v string) error {
 func (c *classListFlag) String() string { return c.val }
 func (c *classListFlag) Type() string   { return "string" }
 
+// holeSizeFlag is -z: as in pahole, it selects the names-only format
+// unless -V was given before it.
+type holeSizeFlag struct {
+	p       *printOptions
+	verbose *bool
+}
+
+func (h *holeSizeFlag) Set(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return err
+	}
+	h.p.opt.HoleSizeGE = n
+	h.p.holeNames = h.p.holeNames || !*h.verbose
+	return nil
+}
+func (h *holeSizeFlag) String() string { return strconv.Itoa(h.p.opt.HoleSizeGE) }
+func (h *holeSizeFlag) Type() string   { return "int" }
+
 type unsupportedFlag struct {
 	name string
 	seen *[]string
@@ -155,7 +175,7 @@ func (p *printOptions) options() (classlayout.Options, error) {
 	case p.nrMembers:
 		o.Formatter = classlayout.FormatNrMembers
 	}
-	if o.HoleSizeGE != 0 {
+	if p.holeNames {
 		o.Formatter = classlayout.FormatName
 	}
 	if o.JustPacked {

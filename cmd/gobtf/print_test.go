@@ -89,7 +89,7 @@ func TestPrintSharedMatchesPaholeMaster(t *testing.T) {
 		want, input, opts := f[0], f[1], f[2:]
 		args := append([]string{"-F", "btf"}, opts...)
 		if m, ok := strings.CutPrefix(input, "module:"); ok {
-			args = []string{"--btf_base", base, testutil.Reference(t, "modules/"+m+".btf")}
+			args = append(append([]string{"--btf_base", base}, opts...), testutil.Reference(t, "modules/"+m+".btf"))
 		} else if m, ok := strings.CutPrefix(input, "dwarf:"); ok {
 			args[1] = "dwarf"
 			if m == "vmlinux" {
@@ -154,9 +154,9 @@ func TestPrintUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-R", fixture}, "--reorganize"},
-		{[]string{"--packable", fixture}, "--packable"},
-		{[]string{"-w", "4", fixture}, "--word_size"},
+		{[]string{"--show_private_classes", fixture}, "--show_private_classes"},
+		{[]string{"-l", fixture}, "--show_first_biggest_size_base_type_member"},
+		{[]string{"--prettify", "-", fixture}, "--prettify"},
 		{[]string{"-F", "ctf", fixture}, "CTF"},
 		{[]string{"-F", "stabs", fixture}, "unknown format"},
 		{[]string{"-C", "foo(sizeof=len)", fixture}, "type arguments"},
@@ -180,6 +180,31 @@ func TestPrintBadInput(t *testing.T) {
 		got, code := runGobtfPrint(t, "", "-F", "btf", path)
 		if code != 1 || strings.Count(got, "\n") != 1 || !strings.Contains(got, path) {
 			t.Errorf("truncated at %d: exit %d, %q; want exit 1 and one line naming the file", cut, code, got)
+		}
+	}
+}
+
+// TestPrintReorganizeEndless: pahole master never returns from reorganizing
+// the shared kernel's pglist_data (its moves go on as the struct's size
+// wraps past zero). gobtf says so in one line on the error stream, prints
+// nothing for it, and goes on: -P lists exactly what pahole master lists
+// with pglist_data excluded (its stored sum), -R the other names.
+func TestPrintReorganizeEndless(t *testing.T) {
+	base := testutil.Reference(t, "vmlinux-6.1.0-56-cloud-amd64.kbuild.btf")
+	const masterPx = "4d25c64a98e23962e9bdfe0e843ffe7a8e48d823f28a9d231a62a0812f6a0274" // -P -x pglist_data, in shared.sha256
+	out, errOut, code := runGobtfPrint2(t, "", "-F", "btf", "-P", base)
+	sum := sha256.Sum256([]byte(out))
+	if code != 0 || hex.EncodeToString(sum[:]) != masterPx {
+		t.Errorf("-P: exit %d, output differs from pahole master's -P -x pglist_data", code)
+	}
+	if strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "struct pglist_data: not reorganized") {
+		t.Errorf("-P: error stream %q; want one line naming pglist_data", errOut)
+	}
+	for _, opt := range []string{"-R", "-S"} {
+		out, errOut, code = runGobtfPrint2(t, "", "-F", "btf", "-R", opt, "-C", "pglist_data,list_head", base)
+		if code != 0 || !strings.HasPrefix(out, "struct list_head {") || strings.Count(errOut, "\n") != 1 ||
+			!strings.Contains(errOut, "pglist_data") {
+			t.Errorf("-R %s -C pglist_data,list_head: exit %d, stderr %q, output starts %.40q", opt, code, errOut, out)
 		}
 	}
 }

@@ -98,6 +98,38 @@ func FuzzPrint(f *testing.F) {
 	})
 }
 
+// FuzzReorganize runs -R with -S, -P and -w on mutated BTF: reorganizing
+// any input ends (within moveLimit) with output or an error, never a panic
+// or a hang.
+func FuzzReorganize(f *testing.F) {
+	for _, name := range []string{"layout.gcc.btf", "layout.clang.btf"} {
+		f.Add(testutil.Testdata(f, "classlayout", name), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
+		spec, err := btf.Parse(data, nil)
+		if err != nil {
+			return
+		}
+		m, err := FromBTF(spec, 64)
+		if err != nil {
+			return
+		}
+		opt := Options{CachelineSize: 64, WordSize: mode & 15, Verbose: mode&16 != 0}
+		switch mode >> 5 {
+		case 0, 1:
+			opt.Packable = true
+		case 2, 3:
+			opt.Reorganize, opt.ShowReorgSteps = true, mode&32 != 0
+			for i := range m.Types {
+				if m.Types[i].Kind == KindStruct && m.Types[i].Name != "" {
+					opt.ClassNames = append(opt.ClassNames, m.Types[i].Name)
+				}
+			}
+		}
+		_ = NewPrinter(m, opt).Print(io.Discard, io.Discard)
+	})
+}
+
 // BenchmarkPrintVmlinux prints every struct and union of the shared
 // kernel's BTF, loading included.
 func BenchmarkPrintVmlinux(b *testing.B) {

@@ -34,7 +34,7 @@ func isInline(t *Type) bool {
 // size comment ("/* offset size */", "/* offset:bit size */").
 func (p *Printer) member(mi uint32, unionMember bool, t *Type, c *conf, depth int) {
 	mb := &p.m.Members[mi]
-	if p.members++; (p.members > memberBudget || len(p.buf) > outputBudget) && !p.overflow {
+	if p.members++; (p.members > memberBudget || len(p.buf)-p.typeStart > outputBudget) && !p.overflow {
 		p.overflow, p.overflowErr = true, errTooBig{mb.Name}
 	}
 	size := mb.ByteSize

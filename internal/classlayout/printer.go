@@ -84,6 +84,20 @@ type Options struct {
 	WordSize uint8
 }
 
+// sortsLayouts says whether --sort applies: to layouts (-P's lines come
+// first, as they are found, then the layouts of the same structs, sorted).
+func (o *Options) sortsLayouts() bool { return o.Sort && o.Formatter == FormatClass }
+
+// packableLines prints -P's line for each of ids, when it prints lines.
+func (p *Printer) packableLines(ids []uint32) {
+	if !p.opt.Packable || p.opt.Verbose {
+		return
+	}
+	for _, id := range ids {
+		p.packableInfo(&p.m.Types[id], id)
+	}
+}
+
 // Printer prints a Model as pahole does.
 type Printer struct {
 	m       *Model
@@ -99,6 +113,7 @@ type Printer struct {
 	// others many times over, as corrupt input may, would never end).
 	expanding   []bool
 	members     int
+	typeStart   int // where in buf the top-level type being printed starts
 	overflow    bool
 	overflowErr error
 
@@ -290,7 +305,7 @@ func (p *Printer) classFormatter(t *Type, id uint32) {
 			return
 		}
 	}
-	p.members = 0
+	p.startType()
 	if p.opt.ExpandTypes {
 		id := p.m.idOf(t)
 		p.recursion[id]++
@@ -306,6 +321,9 @@ const (
 	memberBudget = 1 << 20
 	outputBudget = 1 << 26
 )
+
+// startType resets the budgets for a top-level type.
+func (p *Printer) startType() { p.members, p.typeStart = 0, len(p.buf) }
 
 // errTooBig reports a type whose printing exceeded memberBudget.
 type errTooBig struct{ name string }

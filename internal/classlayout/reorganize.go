@@ -16,15 +16,13 @@ import (
 // struct. Offsets and counters wrap at pahole's integer widths: its output
 // for structs over 64 KiB depends on that.
 //
-// Some layouts make pahole's moves cycle forever (the Linux 6.1
-// pglist_data is one, its offsets over 64 KiB wrapping): gobtf notices a
-// layout met before, stops, and says on the error stream that the struct
-// cannot be reorganized; -R then prints no result for it and -P does not
-// list it, where pahole never returns.
-
-// maxReorgMoves bounds the moves of one reorganization, for layouts that
-// grow without repeating.
-const maxReorgMoves = 1 << 16
+// Some layouts make pahole's moves go on without end: the Linux 6.1
+// pglist_data (174208 bytes) loses a word per move, its size wrapping past
+// zero, while the same members go round after node_id. gobtf stops after
+// more moves than a struct of that size and member count can take while its
+// layout still means something (moveLimit), says on the error stream that
+// the struct cannot be reorganized, and then -R prints no result for it and
+// -P does not list it, where pahole never returns.
 
 // reserveScratch adds the scratch slot to the model: a void type, turned
 // into the copy being reorganized and back, and members for it. It runs
@@ -79,11 +77,18 @@ type reorganizer struct {
 	t       *Type
 	verbose int    // 1: say each move (-V); 2: also print the struct after it (-S)
 	addr    uint64 // the unit's address size
-	moves   int
-	seen    map[string]struct{} // layouts after each move, once moves are many
-	key     []byte
-	stopped bool // the moves cycle (or would not end): stopped at a repeat
+	moves   uint64
+	limit   uint64 // moveLimit
+	stopped bool   // the moves went past limit
 }
+
+// moveLimit bounds the moves reorganizing a struct of size bytes and n
+// members takes: a move that shrinks the struct takes a word (or a
+// member) off it, one that does not puts a member into a hole nearer the
+// start, so a run that ends makes a few times n² moves plus one per word
+// of the struct (a 131096-byte struct of 5 members takes 16388), and never
+// more than a million, which take a fraction of a second.
+func moveLimit(size, n, addr uint64) uint64 { return min(64+4*n*n+2*size/addr, 1<<20) }
 
 func (r *reorganizer) members() []Member {
 	return r.p.m.Members[r.t.First : r.t.First+r.t.N]
@@ -103,7 +108,7 @@ func (r *reorganizer) run() {
 	p.findHoles(t)
 	st := p.state(t)
 	for {
-		if t.N == 0 || r.cycled() {
+		if t.N == 0 || r.endless() {
 			return
 		}
 		ms := r.members()
@@ -173,35 +178,12 @@ func (r *reorganizer) settlePadding(ms []Member, st *classState) {
 	}
 }
 
-// cycled records the layout reached after a move and reports whether it was
-// reached before, which means pahole would move on forever.
-func (r *reorganizer) cycled() bool {
-	if r.moves < 64 {
-		return false
-	}
-	if r.moves > maxReorgMoves {
+// endless says whether the moves went past the limit.
+func (r *reorganizer) endless() bool {
+	if r.moves > r.limit {
 		r.stopped = true
-		return true
 	}
-	st := r.p.state(r.t)
-	k := binary.LittleEndian.AppendUint32(r.key[:0], r.t.Size)
-	k = binary.LittleEndian.AppendUint16(k, st.padding)
-	for _, mb := range r.members() {
-		k = append(k, mb.Name...)
-		k = append(k, 0)
-		k = binary.LittleEndian.AppendUint32(k, mb.ByteOffset)
-		k = binary.LittleEndian.AppendUint32(k, mb.BitOffset)
-	}
-	r.key = k
-	if r.seen == nil {
-		r.seen = make(map[string]struct{})
-	}
-	if _, ok := r.seen[string(k)]; ok {
-		r.stopped = true
-		return true
-	}
-	r.seen[string(k)] = struct{}{}
-	return false
+	return r.stopped
 }
 
 // nextHoleOfSize is class__find_next_hole_of_size: the first member after
@@ -274,15 +256,15 @@ func (r *reorganizer) move(dest, from int, fromPadding bool) bool {
 		prev = from
 	}
 	if r.verbose > 0 {
-		p.str("/* Moving '" + orNull(fromName) + "' from after '" + orNull(prevName) +
-			"' to after '" + orNull(destName) + "' */\n")
+		p.str("/* Moving '" + orEmptyName(fromName) + "' from after '" + orEmptyName(prevName) +
+			"' to after '" + orEmptyName(destName) + "' */\n")
 	}
 	switch {
 	case fromPadding:
 		if uint64(origOffset)%r.addr == 0 {
 			t.Size -= uint32(fromSize + uint64(st.padding))
 		} else if r.verbose > 0 {
-			p.str("/* adding " + strconv.FormatUint(fromSize, 10) + " bytes from " + orNull(fromName) + " to the padding */\n")
+			p.str("/* adding " + strconv.FormatUint(fromSize, 10) + " bytes from " + orEmptyName(fromName) + " to the padding */\n")
 		}
 	case fromWasLast:
 		t.Size -= uint32(fromSize + uint64(st.padding))
@@ -325,7 +307,7 @@ func (p *Printer) printStep(t *Type) {
 	saved := p.opt
 	p.opt = Options{CachelineSize: saved.CachelineSize, Separator: saved.Separator, UnitName: saved.UnitName}
 	c := p.topConf(t)
-	p.members = 0
+	p.startType()
 	p.classFprintf(t, &c, 0)
 	p.byte1('\n')
 	p.opt = saved
@@ -342,6 +324,7 @@ func (p *Printer) reorganize(id uint32, verbose int) (*Type, *reorganizer) {
 	if r.addr == 0 {
 		r.addr = 8
 	}
+	r.limit = moveLimit(uint64(t.Size), uint64(t.N), r.addr)
 	r.run()
 	return t, r
 }
@@ -358,10 +341,20 @@ func (p *Printer) doReorg(id uint32) {
 		verbose = 1
 	}
 	origSize := p.m.Types[id].Size
+	if verbose > 0 {
+		// A run that does not end would say its moves for long; find out
+		// first, quietly.
+		_, r := p.reorganize(id, 0)
+		p.dropScratch()
+		if r.stopped {
+			p.noteEndless(p.m.Types[id].Name)
+			return
+		}
+	}
 	t, r := p.reorganize(id, verbose)
 	defer p.dropScratch()
 	if r.stopped {
-		p.noteEndless(t)
+		p.noteEndless(t.Name)
 		return
 	}
 	savings := int32(origSize - t.Size)
@@ -372,7 +365,7 @@ func (p *Printer) doReorg(id uint32) {
 		}
 	}
 	c := p.topConf(t)
-	p.members = 0
+	p.startType()
 	if p.opt.ExpandTypes {
 		p.recursion[p.scratch]++
 		defer func() { p.recursion[p.scratch]-- }()
@@ -395,15 +388,22 @@ func (p *Printer) doReorg(id uint32) {
 	p.str("! */\n")
 }
 
-// noteEndless says that reorganizing t does not end.
-func (p *Printer) noteEndless(t *Type) {
-	p.notes = append(p.notes, "struct "+orEmptyName(t.Name)+": not reorganized, its member moves repeat without end (pahole never returns here)")
+// noteEndless says that reorganizing the struct name does not end.
+func (p *Printer) noteEndless(name string) {
+	p.notes = append(p.notes, "struct "+orEmptyName(name)+": not reorganized: its member moves do not end (pahole never returns here)")
 }
 
 // packCache shares the reorganized sizes of struct layouts between the
 // printers of a file's units: with DWARF, each unit repeats the structs of
 // the headers it includes, and the result depends on the layout alone.
-type packCache struct{ m sync.Map }
+type packCache struct{ m, noted sync.Map }
+
+// firstNote says whether the units have not yet noted that struct name's
+// reorganization does not end.
+func (c *packCache) firstNote(name string) bool {
+	_, loaded := c.noted.LoadOrStore(name, true)
+	return !loaded
+}
 
 // packable is class__packable (-P): whether reorganizing struct id, which
 // has holes, makes it smaller; the smaller size is kept for -P's line.
@@ -423,7 +423,9 @@ func (p *Printer) packable(id uint32) bool {
 	c, r := p.reorganize(id, 0)
 	size := c.Size
 	if r.stopped {
-		p.noteEndless(c)
+		if p.packCache == nil || p.packCache.firstNote(c.Name) {
+			p.noteEndless(c.Name)
+		}
 		size = p.m.Types[id].Size
 	}
 	p.dropScratch()

@@ -11,8 +11,10 @@ import (
 // struct and union that passes the filters, once per distinct definition
 // of a name, in ID order (or sorted with --sort).
 func (p *Printer) printAll(flush func() error) error {
-	if p.opt.Sort && p.opt.Formatter == FormatClass {
-		for _, id := range p.sortClasses(p.selected()) {
+	if p.opt.sortsLayouts() {
+		ids := p.selected()
+		p.packableLines(ids)
+		for _, id := range p.sortClasses(ids) {
 			p.classFormatter(&p.m.Types[id], id)
 		}
 		return nil
@@ -408,6 +410,10 @@ func (p *Printer) typeContainers(t *Type, id uint32, indent int) {
 		p.byte1(' ')
 	}
 	p.str(orEmptyName(t.Name))
+	if p.opt.Verbose {
+		p.str(": ")
+		p.uint(uint64(n))
+	}
 	p.byte1('\n')
 	if p.opt.Recursive {
 		for _, mb := range p.m.MembersOf(t) {

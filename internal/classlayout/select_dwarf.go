@@ -20,7 +20,7 @@ func PrintDWARF(dw *DWARF, opt Options, w, errw io.Writer) error {
 	var err error
 	if len(opt.ClassNames) > 0 {
 		err = printDWARFNamed(dw, opt, bw, errw)
-	} else if opt.Sort && opt.Formatter == FormatClass {
+	} else if opt.sortsLayouts() {
 		err = printDWARFSorted(dw, opt, bw, errw)
 	} else if opt.JustPacked || opt.Sort {
 		// --packed filters by packed attributes, which printing earlier
@@ -150,9 +150,16 @@ func printDWARFSorted(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer) 
 		}
 		p := NewPrinter(m, opt)
 		p.seen, p.packCache = seen, cache
-		for _, id := range p.selected() {
+		ids := p.selected()
+		for _, id := range ids {
 			all = append(all, sortedType{p, id, new([]string)})
 		}
+		p.packableLines(ids)
+		if _, err := bw.Write(p.buf); err != nil {
+			return err
+		}
+		p.buf = p.buf[:0]
+		p.writeNotes(errw)
 		resort = resort || p.needResort
 	}
 	less := func(a, b sortedType) int {

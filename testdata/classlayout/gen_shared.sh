@@ -34,3 +34,24 @@ for m in nf_conntrack nls_utf8 tcp_bbr virtio_blk virtio_net xfs; do
 	sum=$(run -F dwarf "$CORPUS/$m.ko" | sha256sum | cut -d' ' -f1)
 	printf '%s dwarf:%s\n' "$sum" "$m"
 done
+# Reorganizing (-R, -S, -P) and -w. pahole's reorganization of pglist_data
+# never ends (its moves cycle), so -P runs exclude it with -x.
+core_r=list_head,task_struct,sk_buff,inode,page,mm_struct,file,net_device,sock,rq,cfs_rq,zone,lruvec,bio,request_queue,tcp_sock,kmem_cache,device,pci_dev
+for opts in "-P -x pglist_data" "-P -V -x pglist_data" "-P --sort -x pglist_data" "-w 4" "-w 2 -s" "-R -C $core_r" "-S -R -C $core_r" "-V -R -C task_struct,sk_buff" "-R -E --hex -C task_struct" "-i list_head -V"; do
+	# shellcheck disable=SC2086
+	sum=$(run -F btf $opts "$base" | sha256sum | cut -d' ' -f1)
+	printf '%s vmlinux %s\n' "$sum" "$opts"
+done
+for m in nf_conntrack nls_utf8 tcp_bbr virtio_blk virtio_net xfs; do
+	sum=$(run -P -x pglist_data --btf_base "$base" "$ref/modules/$m.btf" | sha256sum | cut -d' ' -f1)
+	printf '%s module:%s -P -x pglist_data\n' "$sum" "$m"
+	sum=$(run -F dwarf -P -x pglist_data "$CORPUS/$m.ko" | sha256sum | cut -d' ' -f1)
+	printf '%s dwarf:%s -P -x pglist_data\n' "$sum" "$m"
+	sum=$(run -F dwarf -w 4 "$CORPUS/$m.ko" | sha256sum | cut -d' ' -f1)
+	printf '%s dwarf:%s -w 4\n' "$sum" "$m"
+done
+for opts in "-P -x pglist_data" "-R -C $core_r" "-S -R -C task_struct,sk_buff,mm_struct"; do
+	# shellcheck disable=SC2086
+	sum=$(run -F dwarf $opts "$CORPUS/vmlinux" | sha256sum | cut -d' ' -f1)
+	printf '%s dwarf:vmlinux %s\n' "$sum" "$opts"
+done
