@@ -16,7 +16,7 @@ import (
 // definition across units.
 func PrintDWARF(dw *DWARF, opt Options, w, errw io.Writer) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
-	dw.declInfo = opt.ShowDeclInfo
+	dw.declInfo = opt.ShowDeclInfo || opt.Packable // -P names an anonymous struct by where it was declared
 	var err error
 	if len(opt.ClassNames) > 0 {
 		err = printDWARFNamed(dw, opt, bw, errw)
