@@ -55,3 +55,7 @@ for opts in "-P -x pglist_data" "-R -C $core_r" "-S -R -C task_struct,sk_buff,mm
 	sum=$(run -F dwarf $opts "$CORPUS/vmlinux" | sha256sum | cut -d' ' -f1)
 	printf '%s dwarf:vmlinux %s\n' "$sum" "$opts"
 done
+# -R on every struct with holes but pglist_data (named "@holes" in the sums).
+holes=$("$PAHOLE" -F btf -H 1 -s --structs "$base" | cut -f1 | grep -vx pglist_data | sort -u | paste -sd,)
+sum=$(run -F btf -R -C "$holes" "$base" | sha256sum | cut -d' ' -f1)
+printf '%s vmlinux -R -C @holes\n' "$sum"
