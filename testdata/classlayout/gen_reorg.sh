@@ -5,7 +5,9 @@
 # object) and on the DWARF (reorg.CC.o) as gcc and clang compile reorg.c.
 # Each case runs under "timeout 20"; its output (standard error, then
 # standard output, as the printing tests of cmd/gobtf join them) follows a "#### pahole -F FMT OPTS IN" heading in
-# reorg.CC.FMT.master.txt. The objects are built with
+# reorg.CC.FMT.master.txt. reorg_forever.CC.o and .btf are reorg.c built
+# with -DREORG_FOREVER: pahole's -R and -P never end on them (no outputs).
+# The objects are built with
 # -fdebug-prefix-map so that the file names in them (-P -a prints one) do
 # not depend on the directory.
 #
@@ -65,9 +67,10 @@ if [ "$1" = shared ]; then
 	exit 0
 fi
 
-gcc -g -c -O0 -fdebug-prefix-map="$PWD"=. reorg.c -o reorg.gcc.o
-clang -g -c -O0 -fdebug-prefix-map="$PWD"=. reorg.c -o reorg.clang.o 2>/dev/null
 for cc in gcc clang; do
+	$cc -g -c -O0 -fdebug-prefix-map="$PWD"=. reorg.c -o reorg.$cc.o
+	$cc -g -c -O0 -fdebug-prefix-map="$PWD"=. -DREORG_FOREVER reorg.c -o reorg_forever.$cc.o
+	"$PAHOLE" -J --btf_encode_detached=reorg_forever.$cc.btf reorg_forever.$cc.o
 	"$PAHOLE" -J --btf_encode_detached=reorg.$cc.btf reorg.$cc.o
 	for fmt in btf dwarf; do
 		in=reorg.$cc.btf

@@ -3,6 +3,7 @@
 // packable test or of the word size fixup. Data only.
 // Compile (CC=gcc|clang): CC -g -c -O0 -fdebug-prefix-map=$PWD=. reorg.c -o reorg.CC.o
 // BTF:     pahole-master -J --btf_encode_detached=reorg.CC.btf reorg.CC.o
+// With -DREORG_FOREVER, -o reorg_forever.CC.o: one more struct, at the end.
 // gen_reorg.sh remakes them and pahole master's outputs on them for each
 // option set of reorg_cases.txt.
 
@@ -350,3 +351,22 @@ struct words *p_words;
 struct words_nested *p_words_nested;
 struct long_bits *p_long_bits;
 struct hole_sizes *p_hole_sizes;
+
+#ifdef REORG_FOREVER
+// pahole's -R -C reorg_forever (and -P, which reorganizes every struct)
+// never ends, so this struct is left out of the default build and of
+// reorg_cases.txt; gen_reorg.sh builds reorg_forever.CC.o from
+// reorg.c with -DREORG_FOREVER. Moving 'w' to after 'big' keeps its new
+// offset, 70000, in 16 bits (4464): the hole after 'big' turns negative,
+// every member then fits it, and 'w' and 'm' trade places forever, each
+// move taking 8 bytes off the offsets of the members after them.
+struct reorg_forever {
+	char big[70000];
+	int z1[0] __attribute__((__aligned__(64)));
+	long w;
+	int z2[0] __attribute__((__aligned__(64)));
+	void *m;
+};
+
+struct reorg_forever *p_reorg_forever;
+#endif
