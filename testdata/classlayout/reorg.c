@@ -323,6 +323,14 @@ struct hole_sizes {
 };
 
 
+// -R recomputes the padding from the word size: the struct grows past a
+// cacheline and the cachelines saved, unsigned, wrap around.
+struct grow_cacheline {
+	int a[14];
+	int x;
+	char b;
+};
+
 struct next_hole *p_next_hole;
 struct tail_fill *p_tail_fill;
 struct pad_aligned *p_pad_aligned;
@@ -351,6 +359,7 @@ struct words *p_words;
 struct words_nested *p_words_nested;
 struct long_bits *p_long_bits;
 struct hole_sizes *p_hole_sizes;
+struct grow_cacheline *p_grow_cacheline;
 
 #ifdef REORG_FOREVER
 // pahole's -R -C reorg_forever (and -P, which reorganizes every struct)
