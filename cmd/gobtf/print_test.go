@@ -50,25 +50,78 @@ func hasFlag(args []string, f string) bool {
 }
 
 // TestPrintFixturesMatchPaholeMaster compares gobtf's layout view of the
-// BTF and of the DWARF of testdata/classlayout/layout.c (gcc and clang)
-// with pahole master's, stored by gen.sh, for each option set of cases.txt.
+// BTF and of the DWARF of testdata/classlayout/layout.c and reorg.c (gcc
+// and clang) with pahole master's, stored by gen.sh and gen_reorg.sh, for
+// each option set of cases.txt and reorg_cases.txt.
 func TestPrintFixturesMatchPaholeMaster(t *testing.T) {
 	dir := filepath.Join(testutil.RepoRoot(), "testdata", "classlayout")
-	for _, cc := range []string{"gcc.btf", "clang.btf", "gcc.dwarf", "clang.dwarf"} {
-		data, err := os.ReadFile(filepath.Join(dir, "layout."+cc+".master.txt"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, sec := range strings.Split(string(data), "#### ")[1:] {
+	for _, sets := range masterSections(t, dir) {
+		for _, sec := range sets.sections {
 			head, want, _ := strings.Cut(sec, "\n")
 			args := strings.Fields(strings.TrimPrefix(head, "pahole "))
-			t.Run(cc+" "+strings.Join(args[2:len(args)-1], " "), func(t *testing.T) {
+			t.Run(sets.name+" "+strings.Join(args[2:len(args)-1], " "), func(t *testing.T) {
 				got, code := runGobtfPrint(t, dir, args...)
 				if code != 0 {
 					t.Fatalf("exit %d: %s", code, got)
 				}
 				if got != want {
 					t.Errorf("output differs from pahole master's:\n%s", testutil.FirstDiff(got, want))
+				}
+			})
+		}
+	}
+}
+
+// masterOutputs are the sections ("#### pahole ARGS" and the output) of one
+// file of pahole master's outputs on a fixture.
+type masterOutputs struct {
+	name     string // FIXTURE.CC.FORMAT
+	sections []string
+}
+
+func masterSections(t *testing.T, dir string) []masterOutputs {
+	var out []masterOutputs
+	for _, fixture := range []string{"layout", "reorg"} {
+		for _, cc := range []string{"gcc.btf", "clang.btf", "gcc.dwarf", "clang.dwarf"} {
+			data, err := os.ReadFile(filepath.Join(dir, fixture+"."+cc+".master.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, masterOutputs{fixture + "." + cc, strings.Split(string(data), "#### ")[1:]})
+		}
+	}
+	return out
+}
+
+// TestPrintReorganizeEndlessFixture: on reorg_forever.CC (reorg.c with
+// -DREORG_FOREVER), pahole master's -R -C reorg_forever and -P never end.
+// gobtf says so in one line, prints no -R result for it, and its -P equals
+// master's -P on reorg.CC, which lacks only that struct.
+func TestPrintReorganizeEndlessFixture(t *testing.T) {
+	dir := filepath.Join(testutil.RepoRoot(), "testdata", "classlayout")
+	for _, sets := range masterSections(t, dir) {
+		cc, ok := strings.CutPrefix(sets.name, "reorg.")
+		if !ok {
+			continue
+		}
+		for _, sec := range sets.sections {
+			head, want, _ := strings.Cut(sec, "\n")
+			args := strings.Fields(strings.TrimPrefix(head, "pahole "))
+			if strings.Join(args[2:len(args)-1], " ") != "-P" {
+				continue
+			}
+			in := strings.Replace(args[len(args)-1], "reorg.", "reorg_forever.", 1)
+			t.Run(cc, func(t *testing.T) {
+				out, errOut, code := runGobtfPrint2(t, dir, args[0], args[1], "-P", in)
+				if code != 0 || out != want {
+					t.Errorf("-P: exit %d, output differs from pahole master's on reorg.%s:\n%s", code, cc, testutil.FirstDiff(out, want))
+				}
+				if strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "struct reorg_forever: not reorganized") {
+					t.Errorf("-P: error stream %q; want one line naming reorg_forever", errOut)
+				}
+				out, errOut, code = runGobtfPrint2(t, dir, args[0], args[1], "-R", "-S", "-C", "reorg_forever", in)
+				if code != 0 || out != "" || !strings.Contains(errOut, "reorg_forever") {
+					t.Errorf("-R -S -C reorg_forever: exit %d, stderr %q, output %.60q", code, errOut, out)
 				}
 			})
 		}
