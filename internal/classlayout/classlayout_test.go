@@ -70,19 +70,33 @@ func TestPrintAllTypesOnce(t *testing.T) {
 	}
 }
 
+// addFixtureSeeds seeds a BTF fuzz target with the fixtures' BTF.
+func addFixtureSeeds(f *testing.F) {
+	for _, name := range []string{"layout.gcc.btf", "layout.clang.btf", "reorg.gcc.btf", "reorg_forever.clang.btf"} {
+		f.Add(testutil.Testdata(f, "classlayout", name), uint8(0))
+	}
+}
+
+// fuzzModel loads a fuzzed BTF blob, or returns nil when it is rejected.
+func fuzzModel(data []byte) *Model {
+	spec, err := btf.Parse(data, nil)
+	if err != nil {
+		return nil
+	}
+	m, err := FromBTF(spec, 64)
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
 // FuzzPrint prints mutated BTF with a few option sets: any input is either
 // rejected with an error or printed, never a panic or a hang.
 func FuzzPrint(f *testing.F) {
-	for _, name := range []string{"layout.gcc.btf", "layout.clang.btf"} {
-		f.Add(testutil.Testdata(f, "classlayout", name), uint8(0))
-	}
+	addFixtureSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
-		spec, err := btf.Parse(data, nil)
-		if err != nil {
-			return
-		}
-		m, err := FromBTF(spec, 64)
-		if err != nil {
+		m := fuzzModel(data)
+		if m == nil {
 			return
 		}
 		opt := Options{
@@ -102,16 +116,10 @@ func FuzzPrint(f *testing.F) {
 // any input ends (within moveLimit) with output or an error, never a panic
 // or a hang.
 func FuzzReorganize(f *testing.F) {
-	for _, name := range []string{"layout.gcc.btf", "layout.clang.btf"} {
-		f.Add(testutil.Testdata(f, "classlayout", name), uint8(0))
-	}
+	addFixtureSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
-		spec, err := btf.Parse(data, nil)
-		if err != nil {
-			return
-		}
-		m, err := FromBTF(spec, 64)
-		if err != nil {
+		m := fuzzModel(data)
+		if m == nil {
 			return
 		}
 		opt := Options{CachelineSize: 64, WordSize: mode & 15, Verbose: mode&16 != 0}
