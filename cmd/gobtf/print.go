@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -40,7 +41,7 @@ func registerPrintFlags(cmd *cobra.Command, verbose *bool) *printOptions {
 	p := &printOptions{}
 	f := cmd.Flags()
 	o := &p.opt
-	f.VarP(&classListFlag{p: p}, "class_name", "C", "show only these comma-separated `CLASSES` (file://FILE reads one per line)")
+	f.VarP(&classListFlag{p: p}, "class_name", "C", "show only these comma-separated `CLASSES` (file://FILE reads one per line; NAME(sizeof=MEMBER,...) arguments are checked as pahole does)")
 	f.StringVarP(&p.format, "format_path", "F", "", "read debug info in the first of the formats of `LIST` the file has (dwarf, btf; default dwarf,btf)")
 	f.BoolVarP(&o.ExpandTypes, "expand_types", "E", false, "expand member types inline")
 	f.BoolVar(&o.Hex, "hex", false, "print offsets and sizes in hexadecimal")
@@ -162,7 +163,7 @@ func (u *unsupportedFlag) String() string   { return "" }
 func (u *unsupportedFlag) Type() string     { return "string" }
 
 // options resolves the flags into the printer's options.
-func (p *printOptions) options() (classlayout.Options, error) {
+func (p *printOptions) options(verbose bool, stdout io.Writer) (classlayout.Options, error) {
 	if len(p.unsupp) > 0 {
 		return classlayout.Options{}, usageError{fmt.Errorf("option --%s is not implemented by gobtf's printing mode", p.unsupp[0])}
 	}
@@ -191,11 +192,20 @@ func (p *printOptions) options() (classlayout.Options, error) {
 	o.Contains = p.contains
 	o.FixupSillyBitfields = p.fixupSilly
 	o.WordSize = uint8(atoi(p.wordSize))
-	names, err := classNameList(p.classNames)
-	if err != nil {
-		return o, err
+	if p.classNames != "" {
+		var say io.Writer
+		if verbose {
+			say = stdout
+		}
+		names, args, err := classlayout.ParseClassList(p.classNames, os.ReadFile, say)
+		if errors.Is(err, classlayout.ErrNotImplemented) {
+			return o, usageError{err}
+		}
+		if err != nil {
+			return o, err
+		}
+		o.ClassNames, o.ClassArgs = names, args
 	}
-	o.ClassNames = names
 	return o, nil
 }
 
@@ -225,39 +235,11 @@ func machineCacheline() uint32 {
 	return 64
 }
 
-// classNameList splits -C's list as pahole does: on commas, an entry
-// "file://FILE" naming a file of one name per line.
-func classNameList(s string) ([]string, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var out []string
-	for _, e := range strings.Split(strings.TrimSuffix(s, ","), ",") {
-		if strings.ContainsAny(e, "()") {
-			return nil, usageError{fmt.Errorf("-C %q: type arguments are not implemented by gobtf", e)}
-		}
-		if path, ok := strings.CutPrefix(e, "file://"); ok {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return nil, err
-			}
-			for _, l := range strings.SplitAfter(string(data), "\n") {
-				if l != "" {
-					out = append(out, l[:len(l)-1])
-				}
-			}
-			continue
-		}
-		out = append(out, e)
-	}
-	return out, nil
-}
-
 // runPrint is gobtf's pahole mode: print the layout of the types of FILE,
 // from the first format of -F (default: DWARF, then BTF, as pahole tries
 // them) that FILE has; --btf_base means BTF.
 func runPrint(cmd *cobra.Command, p *printOptions, basePath string, verbose bool, path string) error {
-	opt, err := p.options()
+	opt, err := p.options(verbose, cmd.OutOrStdout())
 	if err != nil {
 		return err
 	}

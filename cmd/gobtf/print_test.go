@@ -236,12 +236,26 @@ func TestPrintUsageErrors(t *testing.T) {
 		{[]string{"--prettify", "-", fixture}, "--prettify"},
 		{[]string{"-F", "ctf", fixture}, "CTF"},
 		{[]string{"-F", "stabs", fixture}, "unknown format"},
-		{[]string{"-C", "foo(sizeof=len)", fixture}, "type arguments"},
+		{[]string{"-C", "holes(filter=a==1)", fixture}, "filters are not implemented"},
+		{[]string{"-C", "holes(a==1)", fixture}, "filters are not implemented"},
 	} {
 		got, code := runGobtfPrint(t, "", c.args...)
 		if code != 2 || !strings.Contains(got, c.want) || strings.Count(got, "\n") != 1 {
 			t.Errorf("%v: exit %d, %q; want exit 2 and one line naming %q", c.args, code, got, c.want)
 		}
+	}
+}
+
+// TestPrintClassArgsDWARF: from DWARF, a -C argument that does not apply
+// to its type ends pahole with an error (EINVAL from its loader) after the
+// names before it were printed; gobtf's error names the file.
+func TestPrintClassArgsDWARF(t *testing.T) {
+	dir := filepath.Join(testutil.RepoRoot(), "testdata", "classlayout")
+	out, errOut, code := runGobtfPrint2(t, dir, "-F", "dwarf", "-C", "bits,holes(sizeof=zz),uses", "layout.gcc.o")
+	if code != 1 || !strings.HasPrefix(out, "struct bits {") || strings.Contains(out, "struct uses") ||
+		!strings.Contains(errOut, "pahole: the sizeof member 'zz' wasn't found in the 'holes' type\n") ||
+		!strings.Contains(errOut, "layout.gcc.o") {
+		t.Errorf("exit %d, stderr %q, output starts %.30q", code, errOut, out)
 	}
 }
 

@@ -22,8 +22,9 @@ const (
 
 // Options are pahole's printing options.
 type Options struct {
-	CachelineSize uint32   // -c; 0 means the machine's, as pahole reads it
-	ClassNames    []string // -C: print these types, in this order
+	CachelineSize uint32      // -c; 0 means the machine's, as pahole reads it
+	ClassNames    []string    // -C: print these types, in this order
+	ClassArgs     []ClassArgs // the arguments of each of ClassNames (or nil)
 	Formatter     Formatter
 	Separator     byte // -t, for the one-line formatters
 
@@ -82,6 +83,14 @@ type Options struct {
 	// structs and unions as if pointers and longs were that many bytes
 	// (wordsize.go).
 	WordSize uint8
+}
+
+// classArgs returns the arguments of ClassNames[i].
+func (o *Options) classArgs(i int) ClassArgs {
+	if i < len(o.ClassArgs) {
+		return o.ClassArgs[i]
+	}
+	return ClassArgs{}
 }
 
 // sortsLayouts says whether --sort applies: to layouts (-P's lines come

@@ -1,7 +1,6 @@
 package classlayout
 
 import (
-	"fmt"
 	"io"
 	"sort"
 	"strings"
@@ -346,12 +345,13 @@ func (p *Printer) hasHoleGE(t *Type, size int) bool {
 
 // printNamed is pahole's -C: each name's first struct, union, typedef or
 // enum (not a declaration) printed with a blank line after it; printing
-// stops at the first name no type has, which is reported on errw.
+// stops at the first name no type has, or whose arguments do not apply,
+// which is reported on errw.
 func (p *Printer) printNamed(flush func() error, errw io.Writer) error {
-	for _, name := range p.opt.ClassNames {
+	for i, name := range p.opt.ClassNames {
 		id := p.findTypeByName(name)
-		if id == 0 {
-			fmt.Fprintf(errw, "pahole: type '%s' not found\n", name)
+		if id == 0 || p.checkArgs(id, name, p.opt.classArgs(i), errw) != argsOK {
+			notFound(errw, name, p.opt.classArgs(i))
 			return nil
 		}
 		p.printOne(id)
@@ -365,6 +365,9 @@ func (p *Printer) printNamed(flush func() error, errw io.Writer) error {
 // findTypeByName is cu__find_type_by_name: the first struct, union,
 // typedef or enum of that name that is not a declaration.
 func (p *Printer) findTypeByName(name string) uint32 {
+	if name == "" {
+		return 0 // (anonymous types have no name to match)
+	}
 	for id := uint32(1); id < uint32(len(p.m.Types)); id++ {
 		t := &p.m.Types[id]
 		switch t.Kind {

@@ -37,7 +37,9 @@ func PrintDWARF(dw *DWARF, opt Options, w, errw io.Writer) error {
 
 func printDWARFNamed(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer) error {
 	remaining := opt.ClassNames
-	for i := 0; i < dw.NumUnits() && len(remaining) > 0; i++ {
+	next := 0 // the index in ClassNames of remaining[0]
+	aborted := false
+	for i := 0; i < dw.NumUnits() && len(remaining) > 0 && !aborted; i++ {
 		m, err := dw.LoadUnit(i, opt.FixupSillyBitfields, false)
 		if err != nil {
 			return err
@@ -49,8 +51,13 @@ func printDWARFNamed(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer) e
 			if id == 0 {
 				break
 			}
+			if c := p.checkArgs(id, remaining[0], opt.classArgs(next), errw); c != argsOK {
+				aborted = c == argsAbort
+				break
+			}
 			p.printOne(id)
 			remaining = remaining[1:]
+			next++
 		}
 		if _, err := bw.Write(p.buf); err != nil {
 			return err
@@ -60,9 +67,14 @@ func printDWARFNamed(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer) e
 			return p.overflowErr
 		}
 	}
+	if aborted {
+		// pahole's DWARF loader ends with EINVAL here, and no last word.
+		bw.Flush()
+		return fmt.Errorf("%s: the arguments of -C %s do not apply to its type", dw.path, remaining[0])
+	}
 	if len(remaining) > 0 {
 		bw.Flush()
-		fmt.Fprintf(errw, "pahole: type '%s' not found\n", remaining[0])
+		notFound(errw, remaining[0], opt.classArgs(next))
 	}
 	return nil
 }
