@@ -46,3 +46,25 @@ func TestParseClassList(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseClassList: any -C list parses to names and arguments, one each,
+// or to an error; never a panic. A name never holds a '('.
+func FuzzParseClassList(f *testing.F) {
+	for _, s := range []string{"holes", "a(sizeof=len,type=kind),b", "a(b,c", "x(type_enum=a+b,range=1)x,y,", "a(b==1)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, list string) {
+		names, args, err := ParseClassList(list, func(string) ([]byte, error) { return []byte("a\nb(sizeof)\n"), nil }, nil)
+		if err != nil {
+			return
+		}
+		if len(names) != len(args) {
+			t.Fatalf("%q: %d names, %d argument sets", list, len(names), len(args))
+		}
+		for _, n := range names {
+			if strings.Contains(n, "(") {
+				t.Fatalf("%q: name %q holds a '('", list, n)
+			}
+		}
+	})
+}
