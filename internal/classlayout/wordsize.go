@@ -244,7 +244,7 @@ func (p *Printer) fixupAlignment(t *Type) {
 	if last < 0 {
 		return
 	}
-	big := p.firstBiggestBaseTypeMember(t, 0)
+	big := p.firstBiggestBaseTypeMember(t, 0, make(map[*Type]*Member))
 	if big == nil || big.ByteSize == 0 {
 		return
 	}
@@ -257,15 +257,25 @@ func (p *Printer) fixupAlignment(t *Type) {
 
 // firstBiggestBaseTypeMember is type__find_first_biggest_size_base_type_member:
 // the first member (or, for a struct or union member, the member inside it)
-// whose base type is a word or more, else the first of the biggest.
-func (p *Printer) firstBiggestBaseTypeMember(t *Type, depth int) *Member {
+// whose base type is a word or more, else the first of the biggest. done
+// keeps each struct's answer for the rest of one search, so that types
+// nesting one struct many times over take one look at it, and a struct
+// met again inside itself (corrupt input) counts as having no members.
+func (p *Printer) firstBiggestBaseTypeMember(t *Type, depth int, done map[*Type]*Member) *Member {
+	if r, ok := done[t]; ok || depth > maxDepth {
+		return r
+	}
+	done[t] = nil
+	r := p.firstBiggest(t, depth, done)
+	done[t] = r
+	return r
+}
+
+func (p *Printer) firstBiggest(t *Type, depth int, done map[*Type]*Member) *Member {
 	m := p.m
 	word := uint64(m.AddrSize)
 	var result *Member
 	var resultSize uint64
-	if depth > maxDepth {
-		return nil
-	}
 members:
 	for i := range m.MembersOf(t) {
 		pos := &m.Members[t.First+uint32(i)]
@@ -285,7 +295,7 @@ members:
 				if mt.N == 0 {
 					continue members
 				}
-				if inner = p.firstBiggestBaseTypeMember(mt, depth+1); inner != nil {
+				if inner = p.firstBiggestBaseTypeMember(mt, depth+1, done); inner != nil {
 					size = uint64(inner.ByteSize)
 				}
 			case KindArray, KindConst, KindTypedef, KindVolatile, KindAtomic:
