@@ -88,8 +88,8 @@ type reorganizer struct {
 // member) off it, one that does not puts a member into a hole nearer the
 // start, so a run that ends makes a few times n² moves plus one per word
 // of the struct (a 131096-byte struct of 5 members takes 16388), and never
-// more than a million, which take a fraction of a second.
-func moveLimit(size, n, addr uint64) uint64 { return min(64+4*n*n+2*size/addr, 1<<20) }
+// more than 262144, which take a fraction of a second.
+func moveLimit(size, n, addr uint64) uint64 { return min(64+4*n*n+2*size/addr, 1<<18) }
 
 func (r *reorganizer) members() []Member {
 	return r.p.m.Members[r.t.First : r.t.First+r.t.N]
