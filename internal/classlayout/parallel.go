@@ -134,7 +134,7 @@ func (u *unitWork) flush(bw *bufio.Writer, errw io.Writer, err error) error {
 	if u.err != nil {
 		return u.err
 	}
-	if _, err := bw.Write(u.p.buf); err != nil {
+	if err := u.p.drainTo(bw); err != nil {
 		return err
 	}
 	u.p.writeNotes(errw)

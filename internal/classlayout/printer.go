@@ -174,15 +174,7 @@ func NewPrinter(m *Model, opt Options) *Printer {
 // without failing.
 func (p *Printer) Print(w io.Writer, errw io.Writer) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
-	flush := func() error {
-		if len(p.buf) > 0 {
-			if _, err := bw.Write(p.buf); err != nil {
-				return err
-			}
-			p.buf = p.buf[:0]
-		}
-		return nil
-	}
+	flush := func() error { return p.drainTo(bw) }
 	var err error
 	p.spill = flush
 	if len(p.opt.ClassNames) > 0 {
@@ -204,6 +196,16 @@ func (p *Printer) Print(w io.Writer, errw io.Writer) error {
 	}
 	p.writeNotes(errw)
 	return nil
+}
+
+// drainTo writes out what the printer has printed and empties its buffer.
+func (p *Printer) drainTo(w io.Writer) error {
+	if len(p.buf) == 0 {
+		return nil
+	}
+	_, err := w.Write(p.buf)
+	p.buf = p.buf[:0]
+	return err
 }
 
 // writeNotes says on errw what the output leaves unsaid (see notes).

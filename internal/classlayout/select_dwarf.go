@@ -45,7 +45,7 @@ func printDWARFNamed(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer) e
 			return err
 		}
 		p := NewPrinter(m, opt)
-		p.spill = func() error { _, err := bw.Write(p.buf); p.buf = p.buf[:0]; return err }
+		p.spill = func() error { return p.drainTo(bw) }
 		for len(remaining) > 0 {
 			id := p.findTypeByName(remaining[0])
 			if id == 0 {
@@ -59,7 +59,7 @@ func printDWARFNamed(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer) e
 			remaining = remaining[1:]
 			next++
 		}
-		if _, err := bw.Write(p.buf); err != nil {
+		if err := p.drainTo(bw); err != nil {
 			return err
 		}
 		p.writeNotes(errw)
@@ -110,10 +110,10 @@ func printDWARFAll(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer) err
 		}
 		p := NewPrinter(m, opt)
 		p.seen, p.packCache = seen, cache
-		if err := p.printAll(func() error { _, err := bw.Write(p.buf); p.buf = p.buf[:0]; return err }); err != nil {
+		if err := p.printAll(func() error { return p.drainTo(bw) }); err != nil {
 			return err
 		}
-		if _, err := bw.Write(p.buf); err != nil {
+		if err := p.drainTo(bw); err != nil {
 			return err
 		}
 		p.writeNotes(errw)
@@ -167,10 +167,9 @@ func printDWARFSorted(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer) 
 			all = append(all, sortedType{p, id, new([]string)})
 		}
 		p.packableLines(ids)
-		if _, err := bw.Write(p.buf); err != nil {
+		if err := p.drainTo(bw); err != nil {
 			return err
 		}
-		p.buf = p.buf[:0]
 		p.writeNotes(errw)
 		resort = resort || p.needResort
 	}
@@ -186,10 +185,9 @@ func printDWARFSorted(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer) 
 			continue
 		}
 		st.p.classFormatter(&st.p.m.Types[st.id], st.id)
-		if _, err := bw.Write(st.p.buf); err != nil {
+		if err := st.p.drainTo(bw); err != nil {
 			return err
 		}
-		st.p.buf = st.p.buf[:0]
 	}
 	return nil
 }
