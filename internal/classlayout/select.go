@@ -182,19 +182,25 @@ func compareTypes(mA *Model, a *Type, mB *Model, b *Type) int {
 	}
 	ma, mb := mA.MembersOf(a), mB.MembersOf(b)
 	for i := range ma {
-		if ma[i].Name != "" && mb[i].Name != "" {
-			if c := strings.Compare(ma[i].Name, mb[i].Name); c != 0 {
-				return c
-			}
-		}
-		if c := cmpInt(int64(ma[i].BitOffset), int64(mb[i].BitOffset)); c != 0 {
-			return c
-		}
-		if c := cmpInt(int64(ma[i].BitfieldSize), int64(mb[i].BitfieldSize)); c != 0 {
+		if c := compareMembers(&ma[i], &mb[i]); c != 0 {
 			return c
 		}
 	}
 	return 0
+}
+
+// compareMembers compares two members as type__compare does: by name
+// where both have one, bit offset and bitfield size.
+func compareMembers(a, b *Member) int {
+	if a.Name != "" && b.Name != "" {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+	}
+	if c := cmpInt(int64(a.BitOffset), int64(b.BitOffset)); c != 0 {
+		return c
+	}
+	return cmpInt(int64(a.BitfieldSize), int64(b.BitfieldSize))
 }
 
 // compareMemberTypes is type__compare_members_types, --sort's order.
@@ -229,15 +235,7 @@ func compareMembersBy(pa *Printer, a *Type, pb *Printer, b *Type, typeNames func
 			}
 			return -1
 		}
-		if ma[i].Name != "" && mb[i].Name != "" {
-			if c := strings.Compare(ma[i].Name, mb[i].Name); c != 0 {
-				return c
-			}
-		}
-		if c := cmpInt(int64(ma[i].BitOffset), int64(mb[i].BitOffset)); c != 0 {
-			return c
-		}
-		if c := cmpInt(int64(ma[i].BitfieldSize), int64(mb[i].BitfieldSize)); c != 0 {
+		if c := compareMembers(&ma[i], &mb[i]); c != 0 {
 			return c
 		}
 		if c := typeNames(i, ta, tb); c != 0 {
