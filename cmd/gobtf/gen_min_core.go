@@ -263,5 +263,5 @@ func listKept(w io.Writer, mz *core.Minimizer) {
 	}
 }
 
-// quoteName quotes a name as bpftool's dump does ('' for anonymous).
+// quoteName quotes a name as bpftool's dump does (” for anonymous).
 func quoteName(n string) string { return "'" + n + "'" }
