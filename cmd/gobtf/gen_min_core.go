@@ -263,5 +263,6 @@ func listKept(w io.Writer, mz *core.Minimizer) {
 	}
 }
 
-// quoteName quotes a name as bpftool's dump does (” for anonymous).
+// quoteName puts a name in single quotes, as bpftool's dump does (an
+// anonymous type's empty name too).
 func quoteName(n string) string { return "'" + n + "'" }
