@@ -21,6 +21,7 @@ import (
 type minCoreOptions struct {
 	strict  bool
 	verbose bool
+	debug   bool
 }
 
 // newMinCoreBTFCmd builds "gobtf gen min_core_btf", bpftool's generator of
@@ -68,6 +69,7 @@ through a temporary file renamed into place.`,
 	}
 	cmd.Flags().BoolVar(&o.strict, "strict", false, "exit 1, writing nothing, when a relocation is unresolved, ambiguous or failed")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list on stdout what each object keeps of INPUT")
+	cmd.Flags().BoolVarP(&o.debug, "debug", "d", false, "print libbpf's debug lines of every relocation on stderr, as \"bpftool -d\" does (prefixed \"debug: \")")
 	return cmd
 }
 
@@ -80,8 +82,16 @@ func runMinCoreBTF(cmd *cobra.Command, o minCoreOptions, input, output string, o
 	if err != nil {
 		return err
 	}
+	if err := core.CheckStandalone(spec); err != nil {
+		return fmt.Errorf("%s: not standalone BTF: %w", input, err)
+	}
 	target := core.NewTarget(input, spec, inputPointerSize(input, spec))
 	mz := core.NewMinimizer(target)
+	stderr := bufio.NewWriter(cmd.ErrOrStderr())
+	defer stderr.Flush()
+	if o.debug {
+		mz.Log = func(line string) { fmt.Fprintf(stderr, "debug: %s\n", line) }
+	}
 	for _, path := range objects {
 		obj, err := btfext.ReadObject(path)
 		if err != nil {
@@ -95,8 +105,6 @@ func runMinCoreBTF(cmd *cobra.Command, o minCoreOptions, input, output string, o
 	if err != nil {
 		return fmt.Errorf("%s: %w", input, err)
 	}
-	stderr := bufio.NewWriter(cmd.ErrOrStderr())
-	defer stderr.Flush()
 	c := reportRelocations(stderr, mz, out, o.verbose)
 	if o.verbose {
 		w := bufio.NewWriter(cmd.OutOrStdout())

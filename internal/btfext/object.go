@@ -91,6 +91,9 @@ func parseObject(name string, f *elfio.File) (*Object, error) {
 	if err != nil {
 		return nil, secErr(".BTF", -1, err)
 	}
+	if strs := spec.Strings().Bytes(); len(strs) == 0 || strs[0] != 0 || strs[len(strs)-1] != 0 {
+		return nil, &elfio.FormatError{File: name, Section: ".BTF", Offset: -1, Msg: "the string section does not start with the empty string and end with a NUL"}
+	}
 	raw, err = f.SectionData(extSec)
 	if err != nil {
 		return nil, err

@@ -48,6 +48,9 @@ type Minimizer struct {
 	Target  *Target
 	Marks   *Marks
 	Objects []*ObjectResult
+	// Log, when set, receives libbpf's debug lines of every relocation
+	// Add computes (see Relocator.Log).
+	Log func(line string)
 }
 
 // NewMinimizer returns a Minimizer for target.
@@ -65,10 +68,11 @@ func NewMinimizer(target *Target) *Minimizer {
 func (mz *Minimizer) Add(obj *btfext.Object) (*ObjectResult, error) {
 	res := &ObjectResult{Object: obj, Marks: NewMarks(mz.Target)}
 	rl := NewRelocator(&Types{Spec: obj.BTF, PtrSize: obj.PointerSize}, []*Target{mz.Target})
+	rl.Log = mz.Log
 	for _, sec := range obj.Ext.Relocs {
 		secName := obj.SectionName(&sec)
 		for i, r := range sec.Relocs {
-			out, err := rl.Relocate(r)
+			out, err := rl.Relocate(secName, i, r)
 			if err != nil {
 				return nil, &ObjectError{Object: obj.Name, Section: secName, Index: i, Offset: r.Offset, Err: err}
 			}
@@ -195,7 +199,7 @@ func (mz *Minimizer) check(spec *btf.Spec, ids []btf.TypeID) ([]Mismatch, error)
 		rl := NewRelocator(&Types{Spec: obj.BTF, PtrSize: obj.PointerSize}, []*Target{target})
 		for i := range o.Relocs {
 			rr := &o.Relocs[i]
-			got, err := rl.Relocate(rr.Reloc)
+			got, err := rl.Relocate(rr.Section, rr.Index, rr.Reloc)
 			if err != nil {
 				return nil, fmt.Errorf("%s: relocation #%d of section %s against the output: %w", obj.Name, rr.Index, rr.Section, err)
 			}

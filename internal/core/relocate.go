@@ -62,6 +62,12 @@ type Relocator struct {
 	local   *Types
 	targets []*Target
 	cands   map[btf.TypeID][]Candidate
+
+	// Log, when set, receives libbpf's debug and warning lines for each
+	// relocation (without libbpf's "libbpf: " prefix and the newline),
+	// worded and ordered as libbpf prints them, for comparison with
+	// "bpftool -d gen min_core_btf".
+	Log func(line string)
 }
 
 // NewRelocator returns a Relocator of an object whose BTF is local, with
@@ -72,13 +78,14 @@ func NewRelocator(local *Types, targets []*Target) *Relocator {
 	return &Relocator{local: local, targets: targets, cands: map[btf.TypeID][]Candidate{}}
 }
 
-// Relocate computes relocation r. A relocation the object itself gets
+// Relocate computes relocation r, the idx-th of the program (section)
+// prog, which name it in log lines. A relocation the object itself gets
 // wrong (an access string that does not parse or fit the local types, a
 // type ID or string outside the object's BTF, an anonymous type, an
 // unknown kind, a local field no load can read) is a *ParseError, and
 // libbpf rejects the object whatever the target; anything the target
 // decides is in the Result.
-func (rl *Relocator) Relocate(r btfext.Reloc) (*Result, error) {
+func (rl *Relocator) Relocate(prog string, idx int, r btfext.Reloc) (*Result, error) {
 	lt := rl.local
 	local, ok := lt.typ(r.TypeID)
 	if !ok || r.TypeID == 0 {
@@ -88,10 +95,31 @@ func (rl *Relocator) Relocate(r btfext.Reloc) (*Result, error) {
 	if !ok {
 		return nil, parseErr("type [%d] has an invalid name offset %#x", r.TypeID, local.NameOff())
 	}
+	// bpftool searches the candidates before it parses the access.
+	cands, cached := rl.cands[r.TypeID]
+	if !cached && r.Kind != btfext.TypeIDLocal {
+		cands = findCandidates(rl.targets, local, lname)
+		rl.cands[r.TypeID] = cands
+		if rl.Log != nil {
+			for _, c := range cands {
+				t := c.Target.Types.Spec.Type(c.ID)
+				rl.logf("CO-RE relocating [%d] %s %s: found target candidate [%d] %s %s in [%s]",
+					r.TypeID, kindName(local), lname, c.ID, kindName(t), c.Target.Types.nameOf(t), c.Target.Name)
+			}
+		}
+	}
 	ls, err := ParseSpec(lt, r)
 	if err != nil {
+		if rl.Log != nil {
+			str, ok := lt.name(r.AccessStrOff)
+			if !ok {
+				str = "<?>"
+			}
+			rl.logf("prog '%s': relo #%d: parsing [%d] %s %s + %s failed: %v", prog, idx, r.TypeID, kindName(local), anonName(lname), str, err)
+		}
 		return nil, err
 	}
+	rl.logf("prog '%s': relo #%d: %s", prog, idx, ls)
 	res := &Result{Reloc: r, Local: ls}
 	if r.Kind == btfext.TypeIDLocal {
 		res.Outcome = LocalOnly
@@ -105,23 +133,21 @@ func (rl *Relocator) Relocate(r btfext.Reloc) (*Result, error) {
 	if res.Orig, err = sideValue(r.Kind, ls); err != nil {
 		return nil, parseErr("%s relocation on %s (local side): %v", r.Kind, ls, err)
 	}
-	cands, cached := rl.cands[r.TypeID]
-	if !cached {
-		cands = findCandidates(rl.targets, local, lname)
-		rl.cands[r.TypeID] = cands
-	}
 	res.Candidates = len(cands)
 	var kept []Candidate
 	for i, c := range cands {
 		spec, ok, err := matchSpec(ls, &c.Target.Types, c.ID)
 		if err != nil {
+			rl.logf("prog '%s': relo #%d: error matching candidate #%d %s: %v", prog, idx, i, spec, err)
 			res.Outcome, res.Err = Failed, fmt.Errorf("matching candidate #%d [%d] in %s: %w", i, c.ID, c.Target.Name, err)
 			res.Partial = spec
 			return res, nil
 		}
 		if !ok {
+			rl.logf("prog '%s': relo #%d: non-matching candidate #%d %s", prog, idx, i, spec)
 			continue
 		}
+		rl.logf("prog '%s': relo #%d: matching candidate #%d %s", prog, idx, i, spec)
 		v, err := sideValue(r.Kind, spec)
 		res.Matches = append(res.Matches, Match{Candidate: c, Spec: spec, Value: v})
 		if err != nil {
@@ -131,10 +157,12 @@ func (rl *Relocator) Relocate(r btfext.Reloc) (*Result, error) {
 		if len(kept) == 0 {
 			res.New = v
 		} else if first := res.Matches[0].Spec; spec.BitOffset != first.BitOffset {
+			rl.logf("prog '%s': relo #%d: field offset ambiguity: %d != %d", prog, idx, spec.BitOffset, first.BitOffset)
 			res.Outcome, res.Err = Ambiguous, fmt.Errorf("field offset ambiguity: %d != %d (candidates [%d] and [%d] in %s)",
 				spec.BitOffset, first.BitOffset, res.Matches[0].ID, c.ID, c.Target.Name)
 			return res, nil
 		} else if v.Poison != res.New.Poison || v.Val != res.New.Val {
+			rl.logf("prog '%s': relo #%d: relocation decision ambiguity: %s != %s", prog, idx, v.describe(), res.New.describe())
 			res.Outcome, res.Err = Ambiguous, fmt.Errorf("relocation decision ambiguity: %s != %s (candidates [%d] and [%d] in %s)",
 				v.describe(), res.New.describe(), res.Matches[0].ID, c.ID, c.Target.Name)
 			return res, nil
@@ -147,6 +175,7 @@ func (rl *Relocator) Relocate(r btfext.Reloc) (*Result, error) {
 		res.Outcome = Resolved
 		res.FailMemszAdjust = failMemszAdjust(r.Kind, res.Orig, res.New, lt, &res.Matches[0].Target.Types)
 	default:
+		rl.logf("prog '%s': relo #%d: no matching targets found", prog, idx)
 		res.Outcome = NoMatch
 		if len(cands) == 0 {
 			res.Outcome = NoCandidate
@@ -156,6 +185,21 @@ func (rl *Relocator) Relocate(r btfext.Reloc) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// logf sends a line to Log, if set.
+func (rl *Relocator) logf(format string, args ...any) {
+	if rl.Log != nil {
+		rl.Log(fmt.Sprintf(format, args...))
+	}
+}
+
+// anonName is libbpf's "<anon>" for an empty name.
+func anonName(n string) string {
+	if n == "" {
+		return "<anon>"
+	}
+	return n
 }
 
 // describe formats a value as libbpf's ambiguity message does.

@@ -221,9 +221,15 @@ func isFlexArray(ts *Types, prev Accessor, nelems uint32) bool {
 	return int(prev.Idx) == vlen(t)-1
 }
 
-// String formats the spec as libbpf's debug output does: the root, then
-// for fields the C-like path, the raw spec and the byte (and bit) offset,
-// for enumerators the enumerator and its value.
+// maxSpecString is the size of libbpf's buffer for a formatted spec
+// (spec_buf[256]): longer ones are cut to 255 bytes.
+const maxSpecString = 255
+
+// String formats the spec as libbpf's bpf_core_format_spec does, so that
+// debug output compares line for line with libbpf's: "<kind> [root] kind
+// name", then for enumerators "::name = value" (the first enumerator of the
+// enum when the spec matched none), for fields the C-like path, the raw
+// spec and the byte (and bit) offset, cut to 255 bytes as libbpf cuts it.
 func (s *Spec) String() string {
 	var b strings.Builder
 	t, _ := s.Types.typ(s.Root)
@@ -233,8 +239,30 @@ func (s *Spec) String() string {
 	}
 	fmt.Fprintf(&b, "<%s> [%d] %s %s", s.Kind, s.Root, kindName(t), name)
 	switch {
-	case s.Kind.IsEnumval() && len(s.Access) == 1:
-		fmt.Fprintf(&b, "::%s", s.Access[0].Name)
+	case s.Kind.IsEnumval():
+		et, _, ok := s.Types.skipModsAndTypedefs(s.Root)
+		idx := 0
+		if len(s.Raw) > 0 {
+			idx = int(s.Raw[0])
+		}
+		if !ok || !isAnyEnum(et.Kind()) || idx >= et.Vlen() {
+			break
+		}
+		en := s.Types.Spec.Strings().String(enumNameOff(et, idx))
+		switch {
+		case et.Kind() == btf.KindEnum && et.KindFlag():
+			_, v := et.EnumValue(idx)
+			fmt.Fprintf(&b, "::%s = %d", en, int32(v))
+		case et.Kind() == btf.KindEnum:
+			_, v := et.EnumValue(idx)
+			fmt.Fprintf(&b, "::%s = %d", en, v)
+		case et.KindFlag():
+			_, v := et.Enum64Value(idx)
+			fmt.Fprintf(&b, "::%s = %d", en, int64(v))
+		default:
+			_, v := et.Enum64Value(idx)
+			fmt.Fprintf(&b, "::%s = %d", en, v)
+		}
 	case s.Kind.IsField():
 		b.WriteString(s.Path())
 		fmt.Fprintf(&b, " (%s @ offset %d", s.RawString(), s.BitOffset/8)
@@ -243,7 +271,11 @@ func (s *Spec) String() string {
 		}
 		b.WriteString(")")
 	}
-	return b.String()
+	out := b.String()
+	if len(out) > maxSpecString {
+		out = out[:maxSpecString]
+	}
+	return out
 }
 
 // Path returns the C-like path of a field access: ".a[3].b", with a

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/gobtf/gobtf/internal/btf"
@@ -26,6 +27,26 @@ type Target struct {
 // first own type), where a pointer has ptrSize bytes.
 func NewTarget(name string, spec *btf.Spec, ptrSize uint32) *Target {
 	return &Target{Name: name, Types: Types{Spec: spec, PtrSize: ptrSize}}
+}
+
+// CheckStandalone returns an error when spec is not BTF that libbpf reads
+// on its own (btf__parse without a base): its string section must start
+// with the empty string and end with a NUL. Split BTF (a module's) fails
+// the first test.
+func CheckStandalone(spec *btf.Spec) error {
+	if spec.Base() != nil {
+		return nil
+	}
+	strs := spec.Strings().Bytes()
+	switch {
+	case len(strs) == 0:
+		return errors.New("the string section is empty")
+	case strs[0] != 0:
+		return errors.New("the string section does not start with the empty string: split BTF (a module's) cannot be read without its base")
+	case strs[len(strs)-1] != 0:
+		return errors.New("the string section does not end with a NUL")
+	}
+	return nil
 }
 
 // unindexed reports whether types of kind k are left out of the name
