@@ -271,6 +271,11 @@ func listKept(w io.Writer, mz *core.Minimizer) {
 	}
 }
 
-// quoteName puts a name in single quotes, as bpftool's dump does (an
-// anonymous type's empty name too).
-func quoteName(n string) string { return "'" + n + "'" }
+// quoteName puts a name in single quotes, as bpftool's dump does, with
+// "(anon)" for the empty name.
+func quoteName(n string) string {
+	if n == "" {
+		n = "(anon)"
+	}
+	return "'" + n + "'"
+}
