@@ -35,6 +35,13 @@ type program struct {
 	off, size uint64
 }
 
+// NewObject returns an Object of the given BTF and .BTF.ext with no
+// program names (messages then name sections), for callers that have the
+// sections without an ELF file.
+func NewObject(name string, spec *btf.Spec, ptrSize uint32, ext *Ext) *Object {
+	return &Object{Name: name, BTF: spec, PointerSize: ptrSize, Ext: ext, progs: map[string][]program{}}
+}
+
 // ReadObject reads the BPF object at path.
 func ReadObject(path string) (*Object, error) {
 	f, err := elfio.Open(path)
