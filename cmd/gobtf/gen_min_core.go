@@ -78,9 +78,16 @@ func runMinCoreBTF(cmd *cobra.Command, o minCoreOptions, input, output string, o
 	// Everything read lives to the end, and little is garbage: collecting
 	// would only cost time.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	spec, err := loadDumpSpec(input, nil)
+	// INPUT is read where it lies, in a private mapping of the file (as
+	// the -J pipeline reads a base, elfio.MapBTF), kept to the end.
+	data, release, err := elfio.MapBTF(input)
 	if err != nil {
 		return err
+	}
+	defer release()
+	spec, err := btf.ParseInPlace(data, nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", input, err)
 	}
 	if err := core.CheckStandalone(spec); err != nil {
 		return fmt.Errorf("%s: not standalone BTF: %w", input, err)
