@@ -29,7 +29,7 @@ type minCoreOptions struct {
 func newMinCoreBTFCmd() *cobra.Command {
 	var o minCoreOptions
 	cmd := &cobra.Command{
-		Use:   "min_core_btf [--strict] [-v] INPUT OUTPUT OBJECT...",
+		Use:   "min_core_btf [--strict] [-v] [-d] INPUT OUTPUT OBJECT...",
 		Short: "Write the part of a kernel's BTF that CO-RE objects need, as bpftool gen min_core_btf does",
 		Long: `min_core_btf reads the BTF of a kernel in INPUT (raw BTF, or an ELF file with
 a .BTF section), computes every CO-RE relocation of the BPF objects OBJECT...
@@ -48,6 +48,8 @@ declarations in INPUT are handled, also for type matches, where bpftool
 fails. gobtf checks OUTPUT by relocating every object against it again;
 where a relocation would come out otherwise (bpftool keeps only the first
 of several matching candidates), it keeps what that relocation needs.
+OUTPUT's types are renumbered, so a target type ID relocation
+(bpf_core_type_id_kernel) gives OUTPUT's ID of the type, as with bpftool.
 
 Nothing is dropped silently: each relocation that finds no candidate, no
 matching candidate, or an ambiguous one is reported on stderr with its
@@ -61,7 +63,12 @@ exits 1 and OUTPUT is not written.
 A bad object (not a BPF object, no .BTF or .BTF.ext, corrupt records, an
 access string that does not parse or fit its types) is an error naming
 the object, section and offset; OUTPUT is not written. OUTPUT is written
-through a temporary file renamed into place.`,
+through a temporary file renamed into place.
+
+-v lists on stdout, per object, the types (by INPUT's IDs) and members its
+relocations keep. -d prints libbpf's debug lines of every relocation (the
+local access, each candidate, matching or not), worded as "bpftool -d gen
+min_core_btf" prints them, for comparison.`,
 		Args: cobra.MinimumNArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runMinCoreBTF(cmd, o, args[0], args[1], args[2:])
