@@ -188,8 +188,8 @@ func reportRelocations(w io.Writer, mz *core.Minimizer, out *core.Output, verbos
 	}
 	if verbose {
 		for _, m := range out.Widened {
-			fmt.Fprintf(w, "gobtf: %s: kept all %d matching candidates, not only the first as bpftool does: with the first alone, the output relocates it otherwise\n",
-				describeReloc(m.Object, m.Reloc), len(m.Reloc.Matches))
+			fmt.Fprintf(w, "gobtf: %s: kept every candidate that matched this and the relocations of the same type before it, not only the first as bpftool does: with the first alone, the output relocates it otherwise\n",
+				describeReloc(m.Object, m.Reloc))
 		}
 	}
 	for _, m := range out.Mismatches {

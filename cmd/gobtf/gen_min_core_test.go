@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 
@@ -36,6 +38,34 @@ func TestMinCoreBTFTestPrograms(t *testing.T) {
 	// The running kernel's BTF is another kernel's, often with DECL_TAGs.
 	if _, err := os.Stat(sysfsVmlinuxBTF); err == nil {
 		t.Run("running-kernel", func(t *testing.T) { checkMinCore(t, sysfsVmlinuxBTF, all...) })
+	}
+}
+
+// TestMinCoreBTFWidens runs widen.bpf.c against a target with two structs
+// named task, where bpftool's output makes libbpf relocate the program
+// otherwise than the target does (see widen.bpf.c): gobtf's output must
+// relocate it as the target does, and differ from bpftool's.
+func TestMinCoreBTFWidens(t *testing.T) {
+	objs := buildCoreObjects(t)
+	s := btf.NewSpec(nil)
+	i := s.AddInt("int", 4, btf.IntSigned, 32)
+	s.AddStruct(false, "task", 8, []btf.MemberSpec{{Name: "pid", Type: i}, {Name: "x", Type: i, BitOffset: 32}})
+	s.AddStruct(false, "task", 12, []btf.MemberSpec{{Name: "pid", Type: i}, {Name: "x", Type: i, BitOffset: 32}, {Name: "y", Type: i, BitOffset: 64}})
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target.btf")
+	if err := os.WriteFile(target, s.Marshal(binary.LittleEndian), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := bpftoolMinCore(t, false, target, filepath.Join(dir, "b.btf"), objs["widen"]); code != 0 {
+		t.Fatalf("bpftool fails")
+	}
+	if relocatesAlike(t, target, filepath.Join(dir, "b.btf"), objs["widen"]) {
+		t.Fatalf("bpftool's output relocates widen.o as the target does; the test expects it not to")
+	}
+	checkMinCore(t, target, objs["widen"])
+	_, stderr, _, _ := runGobtf("gen", "min_core_btf", "-v", target, filepath.Join(dir, "g.btf"), objs["widen"])
+	if !strings.Contains(stderr, "byte_off relocation #1 on struct task___l, access 0:1 (.y): kept every candidate that matched") {
+		t.Errorf("-v does not say what it kept beyond bpftool:\n%s", stderr)
 	}
 }
 
