@@ -227,3 +227,41 @@ func TestBuildMembers(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildWidens: against a target with task A {pid, x} and task B {pid,
+// x, y}, x matches both and y then B. Keeping only A's x (bpftool's
+// marking) would make x match A alone against the output, narrow the
+// candidates to A, and leave y unmatched; Build keeps B's x as well.
+func TestBuildWidens(t *testing.T) {
+	s := btf.NewSpec(nil)
+	i := s.AddInt("int", 4, btf.IntSigned, 32)
+	s.AddStruct(false, "task", 8, []btf.MemberSpec{{Name: "pid", Type: i}, {Name: "x", Type: i, BitOffset: 32}})
+	b := s.AddStruct(false, "task", 12, []btf.MemberSpec{{Name: "pid", Type: i}, {Name: "x", Type: i, BitOffset: 32}, {Name: "y", Type: i, BitOffset: 64}})
+	// task___x's members are pid, ret, args: "0:1" is ret; name them x, y
+	// in a local type of their own.
+	l := btf.NewSpec(nil)
+	li := l.AddInt("int", 4, btf.IntSigned, 32)
+	lt := l.AddStruct(false, "task___l", 8, []btf.MemberSpec{{Name: "x", Type: li}, {Name: "y", Type: li, BitOffset: 32}})
+	sec := l.AddString("prog")
+	ext, err := btfext.Parse(testutil.BTFExt([]uint32{sec}, [][]testutil.CoreReloRecord{{
+		{InsnOff: 0, TypeID: lt, AccessStrOff: l.AddString("0:0")},
+		{InsnOff: 8, TypeID: lt, AccessStrOff: l.AddString("0:1")},
+	}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mz := NewMinimizer(NewTarget("t", s, 8))
+	if _, err := mz.Add(btfext.NewObject("o", l, 8, ext)); err != nil {
+		t.Fatal(err)
+	}
+	out, err := mz.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Widened) != 1 || len(out.Mismatches) != 0 {
+		t.Fatalf("%d widened, %d mismatches; want 1, 0", len(out.Widened), len(out.Mismatches))
+	}
+	if bt := out.Spec.Type(out.IDs[b]); bt.Vlen() != 2 {
+		t.Errorf("B keeps %d members, want x and y", bt.Vlen())
+	}
+}
