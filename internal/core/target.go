@@ -62,8 +62,14 @@ func (t *Target) index() {
 	t.once.Do(func() {
 		s := t.Types.Spec
 		n := s.NumTypes()
-		t.first = make(map[string]btf.TypeID, n/2)
 		t.next = make([]btf.TypeID, n)
+		named := 0
+		for i := range n {
+			if ty := s.Own(i); !unindexed(ty.Kind()) && ty.NameOff() != 0 {
+				named++
+			}
+		}
+		t.first = make(map[string]btf.TypeID, named)
 		strs := s.Strings()
 		for i := n - 1; i >= 0; i-- {
 			ty := s.Own(i)

@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"math"
+	"strings"
 
 	"github.com/gobtf/gobtf/internal/btf"
 )
@@ -202,6 +203,9 @@ loop:
 // ("task_struct___v2" has essential name "task_struct"). CO-RE compares
 // names up to that length.
 func EssentialNameLen(name string) int {
+	if !strings.Contains(name, "___") {
+		return len(name)
+	}
 	for i := len(name) - 5; i >= 0; i-- {
 		if name[i] != '_' && name[i+1] == '_' && name[i+2] == '_' && name[i+3] == '_' && name[i+4] != '_' {
 			return i + 1
