@@ -13,7 +13,8 @@ import (
 
 // Object is what CO-RE relocation needs of a compiled BPF object: its BTF
 // (the "local" types the relocations start from), its .BTF.ext and the
-// programs its instructions belong to.
+// programs its instructions belong to. Once read it is only read, so
+// goroutines may share it.
 type Object struct {
 	// Name is the path the object was read from, used in messages.
 	Name string

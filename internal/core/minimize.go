@@ -44,6 +44,10 @@ func (e *ObjectError) Unwrap() error { return e.Err }
 // of one target, and builds the minimized BTF from it: bpftool's gen
 // min_core_btf. Objects are relocated in turn, each with its own candidate
 // cache, as bpftool and libbpf relocate them.
+//
+// A Minimizer is not safe for concurrent use, but Minimizers of different
+// targets may run on different goroutines and share the objects (which
+// they only read) and targets.
 type Minimizer struct {
 	Target  *Target
 	Marks   *Marks
