@@ -12,7 +12,7 @@ import (
 // at its offset, in increasing order.
 func FuzzParse(f *testing.F) {
 	f.Add(sampleExt())
-	f.Add(testutil.BTFExt([]uint32{0}, [][]testutil.CoreReloRecord{{{1, 2, 3, 12}}}))
+	f.Add(testutil.BTFExt([]uint32{0}, [][]testutil.CoreReloRecord{{{InsnOff: 1, TypeID: 2, AccessStrOff: 3, Kind: 12}}}))
 	short := sampleExt()
 	binary.LittleEndian.PutUint32(short[4:], 24)
 	f.Add(short)
