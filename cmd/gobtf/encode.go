@@ -23,15 +23,16 @@ import (
 // after it is not. pflag calls each flag's Set in command-line order, so the
 // flags below are pflag.Values that apply their effect right away.
 type encodeOptions struct {
-	encode    bool   // -J, --btf_encode
-	detached  string // --btf_encode_detached=FILE
-	base      string // --btf_base=FILE
-	jobs      int    // -j, --jobs; 0 means one per CPU
-	jobsGiven bool   // -j was on the command line
-	kabi      string // --kabi_prefix
-	skipDedup bool   // --skip_dedup (gobtf only)
-	stats     bool   // --stats (gobtf only)
-	verbose   bool   // -V, --verbose
+	encode      bool   // -J, --btf_encode
+	detached    string // --btf_encode_detached=FILE
+	base        string // --btf_base=FILE
+	jobs        int    // -j, --jobs; 0 means one per CPU
+	jobsGiven   bool   // -j was on the command line
+	kabi        string // --kabi_prefix
+	skipDedup   bool   // --skip_dedup (gobtf only)
+	mergeCopies bool   // --merge_base_copies (gobtf only)
+	stats       bool   // --stats (gobtf only)
+	verbose     bool   // -V, --verbose
 
 	features      *dwarf2btf.FeatureSet
 	langs         dwarf2btf.LanguageFilter
@@ -79,6 +80,7 @@ func (o *encodeOptions) register(cmd *cobra.Command) {
 	f.Var(&stringAction{fn: func(v string) { o.setLangs(v, true) }}, "lang_exclude", "skip compilation units in these `LANGUAGES`")
 	f.StringVar(&o.kabi, "kabi_prefix", "", "shorten every name that starts with `PREFIX` to PREFIX, so that kABI placeholders with unique names deduplicate")
 	f.BoolVar(&o.skipDedup, "skip_dedup", false, "write the one-to-one conversion, not deduplicated (gobtf only)")
+	f.BoolVar(&o.mergeCopies, "merge_base_copies", false, "with --btf_base, merge module types that one pass of libbpf's deduplication leaves as copies of base types, as a second pass does (gobtf only; pahole keeps them)")
 	f.BoolVarP(&o.verbose, "verbose", "V", false, "with -J, print pahole -V's lines: functions left out of BTF and why, variables encoded; without, -R's moves, -P's and -i's details")
 	f.BoolVar(&o.stats, "stats", false, "print each phase's time, counts and peak memory on stderr (gobtf only)")
 }
@@ -166,12 +168,13 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 		opts.Verbose = cmd.OutOrStdout()
 	}
 	st, err := encoder.Encode(cmd.Context(), args[0], encoder.Options{
-		Convert:   opts,
-		Base:      o.base,
-		Detached:  o.detached,
-		SkipDedup: o.skipDedup,
-		LimitCPUs: o.jobsGiven,
-		TuneGC:    os.Getenv("GOGC") == "",
+		Convert:         opts,
+		Base:            o.base,
+		Detached:        o.detached,
+		SkipDedup:       o.skipDedup,
+		MergeBaseCopies: o.mergeCopies,
+		LimitCPUs:       o.jobsGiven,
+		TuneGC:          os.Getenv("GOGC") == "",
 	})
 	if errors.Is(err, dwarf2btf.ErrNoDWARF) {
 		// pahole -J treats a file without debug information as nothing to
