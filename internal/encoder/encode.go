@@ -226,9 +226,12 @@ func deduplicate(path string, spec *btf.Spec, stream *dedup.Stream, saved *saved
 	if err != nil {
 		return nil, fmt.Errorf("%s: deduplicating: %w", path, err)
 	}
+	t := time.Now()
 	if err := applyPaholeOrder(spec, saved, st.Dedup.StringMarks); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	st.Dedup.Passes = append(st.Dedup.Passes, dedup.PassStat{Name: "strings in pahole's order", Duration: time.Since(t)})
+	st.Dedup.StringsOut = len(spec.Strings().Bytes())
 	if !mergeBaseCopies || index == nil || st.Dedup.BaseFwdKeptApart == 0 {
 		return spec, nil
 	}

@@ -52,30 +52,42 @@ func (s *savedStrings) add(at btf.TypeID, strs []string) {
 // above): out's strings up to each mark, then the saved strings of that
 // mark not already present, and so on. Every string reference of out is
 // translated.
+//
+// out's strings are distinct, and its table is indexed (the deduplication
+// entered them), so only the saved strings are looked up: one that out holds
+// further on moves up to its mark, one it does not hold is new (the names of
+// dropped functions), and the rest of out's strings are copied in order.
 func applyPaholeOrder(out *btf.Spec, s *savedStrings, lens []uint32) error {
 	if len(lens) != len(s.at) {
 		return fmt.Errorf("string order: %d marks recorded for %d asked", len(lens), len(s.at))
 	}
 	old := out.Strings()
 	data, start := old.Bytes(), old.Start()
-	nt := btf.NewStringTable(old.Base())
-	// newOff[local] is the new offset of the old string starting at local
-	// offset local; the deduplicated table names only string starts.
+	buf := make([]byte, 0, len(data)+len(data)/64)
+	// newOff[local] is the new offset of out's string at local offset
+	// local, once placed[local] is set.
 	newOff := make([]uint32, len(data))
-	pos := uint32(0) // old local offsets below pos are entered
+	placed := make([]uint64, len(data)/64+1)
+	isPlaced := func(local uint32) bool { return placed[local>>6]&(1<<(local&63)) != 0 }
+	place := func(local uint32, str string) {
+		newOff[local] = start + uint32(len(buf))
+		placed[local>>6] |= 1 << (local & 63)
+		buf = append(append(buf, str...), 0)
+	}
+	added := map[string]bool{} // saved strings out does not hold, placed already
+	pos := uint32(0)           // out's strings below local offset pos are placed
 	copyUpTo := func(end uint32) error {
 		for pos < end {
 			str, ok := btf.CString(data[pos:])
 			if !ok {
 				return fmt.Errorf("string order: string at offset %d is not terminated", start+pos)
 			}
-			newOff[pos] = nt.Add(str)
+			if !isPlaced(pos) {
+				place(pos, str)
+			}
 			pos += uint32(len(str)) + 1
 		}
 		return nil
-	}
-	if start == 0 && len(data) > 0 {
-		pos = 1 // the empty string, at 0 in both
 	}
 	for k, l := range lens {
 		if l < start+pos || l > start+uint32(len(data)) {
@@ -85,18 +97,29 @@ func applyPaholeOrder(out *btf.Spec, s *savedStrings, lens []uint32) error {
 			return err
 		}
 		for _, str := range s.strs[k] {
-			nt.Add(str)
+			off, ok := old.Find(str)
+			switch {
+			case ok && off < start:
+				// The empty string, or one the base holds.
+			case ok:
+				if local := off - start; local >= pos && !isPlaced(local) {
+					place(local, str)
+				}
+			case !added[str]:
+				added[str] = true
+				buf = append(append(buf, str...), 0)
+			}
 		}
 	}
 	if err := copyUpTo(uint32(len(data))); err != nil {
 		return err
 	}
-	return out.RemapStrings(nt, func(off uint32) (uint32, bool) {
+	return out.RemapStrings(btf.NewStringTableFrom(old.Base(), buf), func(off uint32) (uint32, bool) {
 		if off < start {
 			return off, true // the empty string, or a base string
 		}
 		local := off - start
-		if local >= uint32(len(data)) || (local > 0 && data[local-1] != 0) {
+		if local >= uint32(len(data)) || !isPlaced(local) {
 			return 0, false
 		}
 		return newOff[local], true
