@@ -34,7 +34,7 @@ type blob struct {
 // btf_parse_hdr, btf_parse_str_sec, btf_parse_layout_sec,
 // btf_parse_type_sec and btf_sanity_check, in that order, logging what
 // libbpf logs.
-func (o *opener) check(data []byte, base *btf.Spec) error {
+func (o *opener) check(data []byte, base *btf.Spec) (*blob, error) {
 	b := &blob{data: data, base: base, startID: 1}
 	if base != nil {
 		b.startID = base.TypeCount() + 1
@@ -42,10 +42,36 @@ func (o *opener) check(data []byte, base *btf.Spec) error {
 	}
 	for _, step := range []func(*opener) error{b.header, b.strings, b.layout, b.types, b.sanity} {
 		if err := step(o); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return b, nil
+}
+
+// canonical returns the blob's sections, as check found them, behind a
+// header of version 1 of its own: types, then the kind layout section if
+// any, then strings.
+func (b *blob) canonical() []byte {
+	sec := func(off, n uint32) []byte { return b.data[b.hdrLen+off:][:n] }
+	types, strs := sec(b.typeOff, b.typeLen), sec(b.strOff, b.strLen)
+	var layout []byte
+	hdr := uint32(headerMin)
+	if b.layoutLen != 0 {
+		layout, hdr = sec(b.layoutOff, b.layoutLen), headerFull
+	}
+	out := make([]byte, hdr, int(hdr)+len(types)+len(layout)+len(strs))
+	b.order.PutUint16(out, btf.Magic)
+	out[2] = btf.Version
+	put := func(i int, v uint32) { b.order.PutUint32(out[4*i:], v) }
+	put(1, hdr)
+	put(3, b.typeLen)
+	put(4, b.typeLen+b.layoutLen)
+	put(5, b.strLen)
+	if layout != nil {
+		put(6, b.typeLen)
+		put(7, b.layoutLen)
+	}
+	return append(append(append(out, types...), layout...), strs...)
 }
 
 // header is btf_parse_hdr.

@@ -165,12 +165,15 @@ func (o *opener) openELF(base *btf.Spec) (*btf.Spec, error) {
 }
 
 // parse is btf_new: libbpf's checks of the blob, then gobtf's decoding of
-// what they let through.
+// the sections they found, laid out anew (libbpf reads what gobtf's
+// decoder refuses: a header shorter than 24 bytes, whose missing fields
+// it takes as zero, any version and flags).
 func (o *opener) parse(data []byte, base *btf.Spec) (*btf.Spec, error) {
-	if err := o.check(data, base); err != nil {
+	b, err := o.check(data, base)
+	if err != nil {
 		return nil, err
 	}
-	spec, err := btf.Parse(data, base)
+	spec, err := btf.Parse(b.canonical(), base)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", o.path, err)
 	}
