@@ -241,3 +241,43 @@ func TestDumpSplitWithoutBase(t *testing.T) {
 		}
 	}
 }
+
+// TestMakeInstall: "make install" with PREFIX and DESTDIR puts the binary
+// and every manual page where packagers expect them, and man finds the
+// page there; "make uninstall" takes them away.
+func TestMakeInstall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping: builds gobtf")
+	}
+	mk, err := exec.LookPath("make")
+	if err != nil {
+		t.Skip("skipping: make not installed")
+	}
+	dest, bin := t.TempDir(), t.TempDir()
+	vars := []string{"-C", testutil.RepoRoot(), "DESTDIR=" + dest, "PREFIX=/usr", "BIN=" + bin}
+	if out, err := exec.Command(mk, append([]string{"install"}, vars...)...).CombinedOutput(); err != nil {
+		t.Fatalf("make install: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(filepath.Join(dest, "usr", "bin", "gobtf"), "--version").Output(); err != nil || string(out) != paholeVersion+"\n" {
+		t.Errorf("installed gobtf --version: %q, %v", out, err)
+	}
+	pages, _ := filepath.Glob(filepath.Join(testutil.RepoRoot(), "docs", "man", "*.1"))
+	for _, p := range pages {
+		if _, err := os.Stat(filepath.Join(dest, "usr", "share", "man", "man1", filepath.Base(p))); err != nil {
+			t.Errorf("page not installed: %v", err)
+		}
+	}
+	if man, err := exec.LookPath("man"); err == nil {
+		cmd := exec.Command(man, "-w", "gobtf")
+		cmd.Env = append(os.Environ(), "MANPATH="+filepath.Join(dest, "usr", "share", "man"))
+		if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != filepath.Join(dest, "usr", "share", "man", "man1", "gobtf.1") {
+			t.Errorf("man -w gobtf: %q, %v", out, err)
+		}
+	}
+	if out, err := exec.Command(mk, append([]string{"uninstall"}, vars...)...).CombinedOutput(); err != nil {
+		t.Fatalf("make uninstall: %v\n%s", err, out)
+	}
+	if left, _ := exec.Command("find", dest, "-type", "f").Output(); len(left) != 0 {
+		t.Errorf("left after make uninstall:\n%s", left)
+	}
+}

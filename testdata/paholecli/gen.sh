@@ -7,8 +7,9 @@
 # "stdout sha256 HEX LENGTH". Paths in the outputs are written back as the
 # placeholders of cases.txt. pahole runs with argv[0] "gobtf", so that
 # getopt's and argp's messages name the program as gobtf's name it.
-# Usage (pahole master built with the vendored libbpf, as docs/testing.md
-# says; LD_LIBRARY_PATH as that binary needs):
+# The answers stored were made by pahole master 1436daf built with the
+# libbpf of ../shared/tools/libbpf (f7081a6). Usage (LD_LIBRARY_PATH as
+# that binary needs):
 #   PAHOLE=/path/to/bin/pahole SHARED=/path/to/shared CORPUS=/path/to/decompressed/corpus ./gen.sh
 set -e
 : "${PAHOLE:?set PAHOLE to the binary of pahole master}" "${SHARED:?}" "${CORPUS:?}"
