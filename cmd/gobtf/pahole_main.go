@@ -58,7 +58,8 @@ func runPahole(cmd *cobra.Command, o *encodeOptions, p *printOptions, args []str
 	if len(langs.IDs) > 0 {
 		opt.SkipLanguage = langs.Skips
 	}
-	l := &loader{cmd: cmd, sys: sys, opt: opt, verbose: o.verbose, hashBits: p.hashBits}
+	l := &loader{cmd: cmd, sys: sys, opt: opt, verbose: o.verbose, hashBits: p.hashBits, gcPercent: -2}
+	defer l.untune()
 	if cmd.Flags().Changed("format_path") {
 		l.formats = &p.format
 	}
@@ -83,7 +84,16 @@ type loader struct {
 	formats  *string   // -F's list; nil: dwarf, btf, ctf
 	base     *btf.Spec // --btf_base, or the vmlinux BTF under a module's
 	run      *classlayout.Run
-	tuned    bool // the heap goal is raised for DWARF
+	// gcPercent is the heap goal before loadDWARF raised it, -2 while
+	// it has not.
+	gcPercent int
+}
+
+// untune puts back the heap goal loadDWARF raised.
+func (l *loader) untune() {
+	if l.gcPercent != -2 {
+		debug.SetGCPercent(l.gcPercent)
+	}
 }
 
 // main is the rest of pahole's main: the files of the command line (the
@@ -175,12 +185,15 @@ func (l *loader) logLibbpf(log []btfopen.Line, all bool) {
 	max := btfopen.Info
 	if all {
 		max = btfopen.Debug
-	} else {
-		switch v, _ := os.LookupEnv("LIBBPF_LOG_LEVEL"); strings.ToLower(v) {
+	} else if v, ok := os.LookupEnv("LIBBPF_LOG_LEVEL"); ok && len(log) > 0 {
+		switch strings.ToLower(v) {
 		case "warn":
 			max = btfopen.Warn
 		case "debug":
 			max = btfopen.Debug
+		case "info":
+		default:
+			fmt.Fprintf(l.cmd.ErrOrStderr(), "libbpf: unrecognized 'LIBBPF_LOG_LEVEL' envvar value: '%s', should be one of 'warn', 'debug', or 'info'.\n", v)
 		}
 	}
 	for _, line := range log {
@@ -280,12 +293,11 @@ func (l *loader) loadDWARF(path string) (bool, error) {
 		return false, err
 	}
 	defer dw.Close()
-	if !l.tuned {
+	if l.gcPercent == -2 {
 		// Units are loaded and dropped one after another: a larger
 		// heap goal trades a little memory (a sixth of pahole's on a
 		// vmlinux) for a quarter less CPU time.
-		debug.SetGCPercent(400)
-		l.tuned = true
+		l.gcPercent = debug.SetGCPercent(400)
 	}
 	return true, l.run.DWARF(dw)
 }
