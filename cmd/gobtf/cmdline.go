@@ -81,12 +81,18 @@ func runCommandLine(root *cobra.Command, args []string) error {
 	}
 	root.SetArgs(canon)
 	err = root.Execute()
-	var ue usageError
-	if errors.As(err, &ue) {
-		return usageError{err: ue.err, code: exUsage}
+	if errors.As(err, new(usageError)) {
+		return paholeUsageError{err}
 	}
 	return err
 }
+
+// paholeUsageError is a usage error on pahole's command line: gobtf exits
+// with argp's status for it.
+type paholeUsageError struct{ err error }
+
+func (e paholeUsageError) Error() string { return e.err.Error() }
+func (e paholeUsageError) Unwrap() error { return e.err }
 
 // paholeTable is pahole's option table with, as argp.Table.Extra, the root
 // command's flags pahole does not have (gobtf's own).

@@ -53,6 +53,13 @@ bpftool's "unsorted" and "root_id".`,
 	return cmd
 }
 
+// The running kernel's BTF: the vmlinux's, and one split file per module
+// (this machine's; the commands go through systemFor, which tests move).
+const (
+	sysfsBTFDir     = "/sys/kernel/btf/"
+	sysfsVmlinuxBTF = sysfsBTFDir + "vmlinux"
+)
+
 // runDump loads the (base and) BTF file and writes its dump to the command's
 // output. Like bpftool, it reads a module's file under /sys/kernel/btf on the
 // running kernel's vmlinux BTF when no base is given.

@@ -114,7 +114,7 @@ func (o *encodeOptions) setLangs(v string, exclude bool) {
 // applies when neither --lang nor --lang_exclude was given.
 func (o *encodeOptions) options() (dwarf2btf.Options, error) {
 	if o.featureErr != nil {
-		return dwarf2btf.Options{}, usageError{err: o.featureErr}
+		return dwarf2btf.Options{}, usageError{o.featureErr}
 	}
 	langs, err := o.languages()
 	if err != nil {
@@ -136,7 +136,7 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 		return err
 	}
 	if len(args) != 1 {
-		return usageError{err: argsError(cmd, args)}
+		return usageError{argsError(cmd, args)}
 	}
 	opts, err := o.options()
 	if err != nil {

@@ -31,11 +31,9 @@ const gobtfVersion = "0.1.0-dev"
 var subcommands []func() *cobra.Command
 
 // usageError marks an error caused by the command line rather than the
-// input; it makes gobtf exit with code, or 2 when code is 0.
-type usageError struct {
-	err  error
-	code int
-}
+// input; it makes gobtf exit with status 2, or, on pahole's command line,
+// with argp's 64 (paholeUsageError).
+type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
@@ -49,11 +47,10 @@ func exitCode(err error) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	var ue usageError
-	if errors.As(err, &ue) {
-		if ue.code != 0 {
-			return ue.code
-		}
+	if errors.As(err, new(paholeUsageError)) {
+		return exUsage
+	}
+	if errors.As(err, new(usageError)) {
 		return 2
 	}
 	return 1
@@ -64,7 +61,7 @@ func exitCode(err error) int {
 func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := v(cmd, args); err != nil {
-			return usageError{err: argsError(cmd, args)}
+			return usageError{argsError(cmd, args)}
 		}
 		return nil
 	}
@@ -109,7 +106,7 @@ A command line pahole refuses is refused in its words, with exit status 64.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err: err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	opts.register(root)
 	popts = registerPrintFlags(root, &opts.verbose)
 	polishHelp(root)

@@ -191,7 +191,7 @@ func (u *unsupportedFlag) Type() string {
 // class names (setClassNames).
 func (p *printOptions) options() (classlayout.Options, error) {
 	if len(p.unsupp) > 0 {
-		return classlayout.Options{}, usageError{err: fmt.Errorf("option --%s is not implemented by gobtf's printing mode", p.unsupp[0])}
+		return classlayout.Options{}, usageError{fmt.Errorf("option --%s is not implemented by gobtf's printing mode", p.unsupp[0])}
 	}
 	o := p.opt
 	if o.JustPacked {
@@ -220,7 +220,7 @@ func setClassNames(o *classlayout.Options, list string, verbose bool, stdout io.
 	}
 	names, args, err := classlayout.ParseClassList(list, os.ReadFile, say)
 	if errors.Is(err, classlayout.ErrNotImplemented) {
-		return usageError{err: err}
+		return usageError{err}
 	}
 	if err != nil {
 		return err

@@ -57,9 +57,3 @@ func fakeSystem(t *testing.T, root string, btfEnv *string) {
 // noKernel makes pahole's defaults find no kernel: no BTF under
 // /sys/kernel/btf, no vmlinux.
 func noKernel(t *testing.T) { fakeSystem(t, t.TempDir(), nil) }
-
-// The running kernel's BTF: the vmlinux's, and one split file per module.
-var (
-	sysfsBTFDir     = kernelbtf.Host().SysfsDir()
-	sysfsVmlinuxBTF = kernelbtf.Host().SysfsVmlinux()
-)
