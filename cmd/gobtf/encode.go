@@ -6,7 +6,6 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -35,9 +34,9 @@ type encodeOptions struct {
 	verbose     bool   // -V, --verbose
 
 	features      *dwarf2btf.FeatureSet
-	langs         dwarf2btf.LanguageFilter
+	langList      string                   // the last --lang or --lang_exclude
+	langs         dwarf2btf.LanguageFilter // its Exclude: --lang_exclude was given
 	langsGiven    bool
-	langErr       error
 	featureErr    error
 	showSupported bool
 }
@@ -50,7 +49,7 @@ func (o *encodeOptions) register(cmd *cobra.Command) {
 	f.BoolVarP(&o.encode, "btf_encode", "J", false, "encode BTF from the file's DWARF")
 	f.Var(&stringAction{fn: func(v string) { o.detached, o.encode = v, true }}, "btf_encode_detached",
 		"write raw BTF to `FILE` instead of a .BTF section in the input")
-	f.StringVar(&o.base, "btf_base", "", "encode split BTF on top of the base BTF in `FILE` (ELF or raw)")
+	f.StringVar(&o.base, "btf_base", "", "the base BTF in `FILE` (ELF or raw): -J encodes split BTF on it; without -J, the FILEs are read as BTF on it")
 	f.Var(&stringAction{fn: func(v string) { o.setFeatureErr(o.features.ApplyList(v, false)) }}, "btf_features",
 		"encode exactly the BTF features in the comma-separated `LIST` (\"default\", or \"+\" to add to it)")
 	f.Var(&stringAction{fn: func(v string) { o.setFeatureErr(o.features.ApplyList(v, true)) }}, "btf_features_strict",
@@ -105,14 +104,10 @@ func (o *encodeOptions) setJobs(v string) {
 }
 
 // setLangs mirrors pahole: --lang and --lang_exclude share one list (the last
-// one given wins), and once --lang_exclude was seen the list excludes.
+// one given wins), and once --lang_exclude was seen the list excludes. The
+// list is read after the command line (languages).
 func (o *encodeOptions) setLangs(v string, exclude bool) {
-	ids, err := dwarf2btf.ParseLanguages(v)
-	if err != nil {
-		o.langErr = err
-		return
-	}
-	o.langs.IDs = ids
+	o.langList = v
 	o.langs.Exclude = o.langs.Exclude || exclude
 	o.langsGiven = true
 }
@@ -123,18 +118,9 @@ func (o *encodeOptions) options() (dwarf2btf.Options, error) {
 	if o.featureErr != nil {
 		return dwarf2btf.Options{}, usageError{o.featureErr}
 	}
-	if o.langErr != nil {
-		return dwarf2btf.Options{}, usageError{o.langErr}
-	}
-	langs := o.langs
-	if !o.langsGiven {
-		if env := os.Getenv("PAHOLE_LANG_EXCLUDE"); env != "" {
-			ids, err := dwarf2btf.ParseLanguages(env)
-			if err != nil {
-				return dwarf2btf.Options{}, usageError{fmt.Errorf("PAHOLE_LANG_EXCLUDE: %w", err)}
-			}
-			langs = dwarf2btf.LanguageFilter{IDs: ids, Exclude: true}
-		}
+	langs, err := o.languages()
+	if err != nil {
+		return dwarf2btf.Options{}, err
 	}
 	return dwarf2btf.Options{
 		Features:   o.features.Features,
@@ -151,14 +137,8 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 		_, err := fmt.Fprintln(cmd.OutOrStdout(), dwarf2btf.SupportedFeatures())
 		return err
 	}
-	if !o.encode {
-		if len(args) == 0 {
-			return cmd.Help()
-		}
-		return usageError{fmt.Errorf("nothing to do for %s: gobtf only encodes BTF (pass -J)", args[0])}
-	}
 	if len(args) != 1 {
-		return usageError{errors.New("-J needs exactly one input FILE")}
+		return usageError{argsError(cmd, args)}
 	}
 	opts, err := o.options()
 	if err != nil {
@@ -223,21 +203,4 @@ func (b *boolValue) IsBoolFlag() bool { return true }
 
 func boolAction(f *pflag.FlagSet, name, usage string, fn func()) {
 	f.VarPF(&boolValue{fn: fn}, name, "", usage).NoOptDefVal = "true"
-}
-
-// normalizeArgs rewrites pahole's "-jN" (a short option with an attached
-// optional value, which pflag cannot parse) into "--jobs=N". Arguments after
-// "--" are left alone.
-func normalizeArgs(args []string) []string {
-	out := make([]string, len(args))
-	copy(out, args)
-	for i, a := range out {
-		if a == "--" {
-			break
-		}
-		if n, ok := strings.CutPrefix(a, "-j"); ok && n != "" && strings.Trim(n, "0123456789") == "" {
-			out[i] = "--jobs=" + n
-		}
-	}
-	return out
 }
