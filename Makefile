@@ -7,7 +7,14 @@ FUZZTIME ?= 30s
 FUZZFLAGS ?=
 PKGS     := ./...
 
-.PHONY: all build test test-short test-modules test-kbuild bench pgo fuzz lint man clean
+# make install: the binary into $(BINDIR) and the manual pages into
+# $(MANDIR)/man1, under $(DESTDIR) when set (a package's staging root).
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+.PHONY: all build install uninstall test test-short test-modules test-kbuild bench pgo fuzz lint man clean
 
 all: build
 
@@ -16,6 +23,17 @@ all: build
 # every start: the dynamic loader and glibc's per-thread malloc arenas).
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/gobtf ./cmd/gobtf
+
+# With the default PREFIX, "man gobtf" finds the page afterwards
+# (/usr/local/share/man is on man's default path).
+install: build
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 0755 $(BIN)/gobtf $(DESTDIR)$(BINDIR)/gobtf
+	install -m 0644 docs/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/gobtf
+	cd docs/man && for p in *.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$$p; done
 
 # The whole test suite, including the tests on the real vmlinux; GOBTF_BIN
 # lets TestBuiltBinaryIsStatic check the binary that build writes.

@@ -22,8 +22,9 @@ import (
 // FWD cannot become a module type, so A is kept apart, but the FWD's link to
 // the definition is recorded and B, compared next, merges with the base's.
 // The module's A then refers to base types only: a copy of the base's A.
-// libbpf (btfdedup) leaves it; gobtf -J, deduplicating a second time, must
-// not: it writes F and the pointer to it (which B's copy needed) only.
+// libbpf (btfdedup) leaves it, and so does gobtf -J by default, as pahole
+// does; with --merge_base_copies, deduplicating a second time, it must not:
+// it writes F and the pointer to it (which B's copy needed) only.
 func TestSplitDedupTwice(t *testing.T) {
 	base := btf.NewSpec(nil)
 	i := base.AddInt("int", 4, btf.IntSigned, 32)
@@ -51,11 +52,13 @@ func TestSplitDedupTwice(t *testing.T) {
 	}
 	obj := writeInput(t, dir, "mod.o", dwarfELF(cu(in, sf, sa, psb, sb, psf)))
 	out := filepath.Join(dir, "split.btf")
-	mustGobtf(t, "-J", "--btf_base", basePath, "--btf_encode_detached="+out, obj)
+	mustGobtf(t, "-J", "--merge_base_copies", "--btf_base", basePath, "--btf_encode_detached="+out, obj)
 	got := dumpSplit(t, out, basePath)
 	if strings.Join(got, "; ") != "[7] STRUCT 'F' size=4 vlen=1; [8] PTR '(anon)' type_id=7" {
 		t.Errorf("split BTF holds %q, want struct F and a pointer to it", got)
 	}
+	once := filepath.Join(dir, "once.btf")
+	mustGobtf(t, "-J", "--btf_base", basePath, "--btf_encode_detached="+once, obj)
 
 	// The oracle: libbpf's one pass leaves A beside F.
 	raw := filepath.Join(dir, "raw.btf")
@@ -64,8 +67,12 @@ func TestSplitDedupTwice(t *testing.T) {
 	if msg, err := exec.Command(testutil.Tool(t, "btfdedup"), raw, libbpf, "--base", basePath).CombinedOutput(); err != nil {
 		t.Fatalf("btfdedup: %v\n%s", err, msg)
 	}
-	if once := dumpSplit(t, libbpf, basePath); !strings.Contains(strings.Join(once, "; "), "STRUCT 'A'") {
-		t.Errorf("libbpf's one pass gives %q; this test no longer shows why gobtf deduplicates twice", once)
+	want := dumpSplit(t, libbpf, basePath)
+	if !strings.Contains(strings.Join(want, "; "), "STRUCT 'A'") {
+		t.Errorf("libbpf's one pass gives %q; this test no longer shows why --merge_base_copies deduplicates twice", want)
+	}
+	if got := dumpSplit(t, once, basePath); strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Errorf("without --merge_base_copies, split BTF holds %q, want libbpf's one pass %q", got, want)
 	}
 }
 

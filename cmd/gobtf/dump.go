@@ -53,7 +53,8 @@ bpftool's "unsorted" and "root_id".`,
 	return cmd
 }
 
-// The running kernel's BTF: the vmlinux's, and one split file per module.
+// The running kernel's BTF: the vmlinux's, and one split file per module
+// (this machine's; the commands go through systemFor, which tests move).
 const (
 	sysfsBTFDir     = "/sys/kernel/btf/"
 	sysfsVmlinuxBTF = sysfsBTFDir + "vmlinux"
@@ -71,8 +72,9 @@ func runDump(cmd *cobra.Command, basePath, format, path string, cf *cFlags) erro
 		// lives to the end: collecting garbage would only cost time.
 		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	}
-	if basePath == "" && strings.HasPrefix(path, sysfsBTFDir) && path != sysfsVmlinuxBTF {
-		basePath = sysfsVmlinuxBTF
+	sys := systemFor()
+	if basePath == "" && strings.HasPrefix(path, sys.SysfsDir()) && path != sys.SysfsVmlinux() {
+		basePath = sys.SysfsVmlinux()
 	}
 	var base *btf.Spec
 	if basePath != "" {
@@ -131,6 +133,12 @@ func loadDumpSpec(path string, base *btf.Spec) (*btf.Spec, error) {
 	spec, err := btf.ParseInPlace(data, base) // data is ours: no copy
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if base == nil && len(spec.Strings().Bytes()) > 0 && spec.Strings().Bytes()[0] != 0 {
+		// Split BTF without its base: its strings do not start with the
+		// empty string a base BTF's do. libbpf refuses it, and bpftool
+		// says only that.
+		return nil, fmt.Errorf("failed to load BTF from %s: Invalid argument", path)
 	}
 	return spec, nil
 }

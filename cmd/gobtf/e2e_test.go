@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,8 +32,9 @@ func tool(t *testing.T, name string, args ...string) string {
 }
 
 // TestEncodeVmlinux runs gobtf -J with the kernel-build flags on the shared
-// vmlinux and checks the result against pahole's reference, type for type
-// and every kind included, and line for line in a dump (the same IDs); the
+// vmlinux and checks the result against pahole master's reference byte for
+// byte (detached and in ELF mode, kernel-build and default flags), type for
+// type and line for line in a dump (which say where a difference is); the
 // kernel verifier; libbpf's dedup of the one-to-one conversion; and
 // byte-identical output for -j1, -j2 and -j8.
 func TestEncodeVmlinux(t *testing.T) {
@@ -54,9 +56,14 @@ func TestEncodeVmlinux(t *testing.T) {
 			t.Errorf("%s output differs from -j2", j)
 		}
 	}
+	// pahole master's bytes (its string section included), which needs
+	// each unit's types numbered in pahole's order and its strings entered
+	// in pahole's order (encoder's strorder.go); the structural and dump
+	// comparisons say where a difference is.
+	if !bytes.Equal(j2, readFile(t, ref)) {
+		t.Errorf("the output differs from pahole master's reference bytes")
+	}
 	tool(t, "btfdiff", outs["-j2"], ref)
-	// More than equal structure: pahole's types with pahole's IDs, which
-	// needs each unit's types numbered in pahole's order.
 	if d := testutil.FirstDiff(testutil.DumpFile(t, outs["-j2"]), testutil.DumpFile(t, ref)); d != "" {
 		t.Errorf("the dump differs from pahole's reference (got: gobtf): %s", d)
 	}
@@ -67,7 +74,20 @@ func TestEncodeVmlinux(t *testing.T) {
 	// pahole's defaults (no feature flags): no floats, everything else on.
 	def := filepath.Join(dir, "default.btf")
 	mustGobtf(t, "-J", "--btf_encode_detached="+def, vmlinux)
-	tool(t, "btfdiff", def, testutil.Reference(t, testutil.VmlinuxName+".default.btf"))
+	defRef := testutil.Reference(t, testutil.VmlinuxName+".default.btf")
+	if !bytes.Equal(readFile(t, def), readFile(t, defRef)) {
+		t.Errorf("the output with pahole's default flags differs from pahole master's reference bytes")
+	}
+	tool(t, "btfdiff", def, defRef)
+
+	// ELF mode: .BTF replaced in a copy of the vmlinux holds the same
+	// bytes.
+	inPlace := copyFile(t, vmlinux, filepath.Join(dir, "vmlinux"))
+	mustGobtf(t, append([]string{"-J", "-j2", inPlace}, kbuildFlags...)...)
+	if !bytes.Equal(sectionData(t, inPlace, ".BTF"), j2) {
+		t.Errorf(".BTF written into the vmlinux differs from the detached output")
+	}
+	os.Remove(inPlace)
 
 	raw := filepath.Join(dir, "raw.btf")
 	mustGobtf(t, append([]string{"-J", "-j2", "--skip_dedup", "--btf_encode_detached=" + raw, vmlinux}, kbuildFlags...)...)
@@ -78,8 +98,8 @@ func TestEncodeVmlinux(t *testing.T) {
 
 // TestEncodeModules encodes each shared module as split BTF on pahole's
 // reference vmlinux BTF, as Makefile.modfinal does, and compares it with
-// pahole's split output, every kind included, and loads base plus split
-// into the kernel verifier.
+// pahole master's split output byte for byte and type for type, and loads
+// base plus split into the kernel verifier.
 func TestEncodeModules(t *testing.T) {
 	base := testutil.Reference(t, testutil.VmlinuxName+".kbuild.btf")
 	for _, m := range testutil.ModuleNames {
@@ -91,6 +111,9 @@ func TestEncodeModules(t *testing.T) {
 			ref := testutil.Reference(t, "modules/"+m+".btf")
 			out := filepath.Join(t.TempDir(), m+".btf")
 			mustGobtf(t, append([]string{"-J", "-j2", "--btf_base", base, "--btf_encode_detached=" + out, ko}, kbuildFlags...)...)
+			if !bytes.Equal(readFile(t, out), readFile(t, ref)) {
+				t.Errorf("the split BTF differs from pahole master's reference bytes")
+			}
 			tool(t, "btfdiff", "-base", base, out, ref)
 			if os.Geteuid() == 0 {
 				tool(t, "btfload", out, "--base", base)
@@ -158,6 +181,26 @@ func TestEncodeModuleFuncs(t *testing.T) {
 			t.Logf("%s: %d FUNCs, pahole %d; missing %d, extra %d", m, len(got), len(want), missing, extra)
 		})
 	}
+}
+
+// sectionData returns the contents of the named section of the ELF file at
+// path.
+func sectionData(t *testing.T, path, name string) []byte {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sec := f.Section(name)
+	if sec == nil {
+		t.Fatalf("%s: no section %s", path, name)
+	}
+	data, err := sec.Data()
+	if err != nil {
+		t.Fatalf("%s: section %s: %v", path, name, err)
+	}
+	return data
 }
 
 // funcNames returns the names of the FUNCs of a split BTF file on base.

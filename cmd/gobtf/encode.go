@@ -6,7 +6,6 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -23,20 +22,21 @@ import (
 // after it is not. pflag calls each flag's Set in command-line order, so the
 // flags below are pflag.Values that apply their effect right away.
 type encodeOptions struct {
-	encode    bool   // -J, --btf_encode
-	detached  string // --btf_encode_detached=FILE
-	base      string // --btf_base=FILE
-	jobs      int    // -j, --jobs; 0 means one per CPU
-	jobsGiven bool   // -j was on the command line
-	kabi      string // --kabi_prefix
-	skipDedup bool   // --skip_dedup (gobtf only)
-	stats     bool   // --stats (gobtf only)
-	verbose   bool   // -V, --verbose
+	encode      bool   // -J, --btf_encode
+	detached    string // --btf_encode_detached=FILE
+	base        string // --btf_base=FILE
+	jobs        int    // -j, --jobs; 0 means one per CPU
+	jobsGiven   bool   // -j was on the command line
+	kabi        string // --kabi_prefix
+	skipDedup   bool   // --skip_dedup (gobtf only)
+	mergeCopies bool   // --merge_base_copies (gobtf only)
+	stats       bool   // --stats (gobtf only)
+	verbose     bool   // -V, --verbose
 
 	features      *dwarf2btf.FeatureSet
-	langs         dwarf2btf.LanguageFilter
+	langList      string                   // the last --lang or --lang_exclude
+	langs         dwarf2btf.LanguageFilter // its Exclude: --lang_exclude was given
 	langsGiven    bool
-	langErr       error
 	featureErr    error
 	showSupported bool
 }
@@ -49,7 +49,7 @@ func (o *encodeOptions) register(cmd *cobra.Command) {
 	f.BoolVarP(&o.encode, "btf_encode", "J", false, "encode BTF from the file's DWARF")
 	f.Var(&stringAction{fn: func(v string) { o.detached, o.encode = v, true }}, "btf_encode_detached",
 		"write raw BTF to `FILE` instead of a .BTF section in the input")
-	f.StringVar(&o.base, "btf_base", "", "encode split BTF on top of the base BTF in `FILE` (ELF or raw)")
+	f.StringVar(&o.base, "btf_base", "", "the base BTF in `FILE` (ELF or raw): -J encodes split BTF on it; without -J, the FILEs are read as BTF on it")
 	f.Var(&stringAction{fn: func(v string) { o.setFeatureErr(o.features.ApplyList(v, false)) }}, "btf_features",
 		"encode exactly the BTF features in the comma-separated `LIST` (\"default\", or \"+\" to add to it)")
 	f.Var(&stringAction{fn: func(v string) { o.setFeatureErr(o.features.ApplyList(v, true)) }}, "btf_features_strict",
@@ -79,6 +79,7 @@ func (o *encodeOptions) register(cmd *cobra.Command) {
 	f.Var(&stringAction{fn: func(v string) { o.setLangs(v, true) }}, "lang_exclude", "skip compilation units in these `LANGUAGES`")
 	f.StringVar(&o.kabi, "kabi_prefix", "", "shorten every name that starts with `PREFIX` to PREFIX, so that kABI placeholders with unique names deduplicate")
 	f.BoolVar(&o.skipDedup, "skip_dedup", false, "write the one-to-one conversion, not deduplicated (gobtf only)")
+	f.BoolVar(&o.mergeCopies, "merge_base_copies", false, "with --btf_base, merge module types that one pass of libbpf's deduplication leaves as copies of base types, as a second pass does (gobtf only; pahole keeps them)")
 	f.BoolVarP(&o.verbose, "verbose", "V", false, "with -J, print pahole -V's lines: functions left out of BTF and why, variables encoded; without, -R's moves, -P's and -i's details")
 	f.BoolVar(&o.stats, "stats", false, "print each phase's time, counts and peak memory on stderr (gobtf only)")
 }
@@ -103,14 +104,10 @@ func (o *encodeOptions) setJobs(v string) {
 }
 
 // setLangs mirrors pahole: --lang and --lang_exclude share one list (the last
-// one given wins), and once --lang_exclude was seen the list excludes.
+// one given wins), and once --lang_exclude was seen the list excludes. The
+// list is read after the command line (languages).
 func (o *encodeOptions) setLangs(v string, exclude bool) {
-	ids, err := dwarf2btf.ParseLanguages(v)
-	if err != nil {
-		o.langErr = err
-		return
-	}
-	o.langs.IDs = ids
+	o.langList = v
 	o.langs.Exclude = o.langs.Exclude || exclude
 	o.langsGiven = true
 }
@@ -121,18 +118,9 @@ func (o *encodeOptions) options() (dwarf2btf.Options, error) {
 	if o.featureErr != nil {
 		return dwarf2btf.Options{}, usageError{o.featureErr}
 	}
-	if o.langErr != nil {
-		return dwarf2btf.Options{}, usageError{o.langErr}
-	}
-	langs := o.langs
-	if !o.langsGiven {
-		if env := os.Getenv("PAHOLE_LANG_EXCLUDE"); env != "" {
-			ids, err := dwarf2btf.ParseLanguages(env)
-			if err != nil {
-				return dwarf2btf.Options{}, usageError{fmt.Errorf("PAHOLE_LANG_EXCLUDE: %w", err)}
-			}
-			langs = dwarf2btf.LanguageFilter{IDs: ids, Exclude: true}
-		}
+	langs, err := o.languages()
+	if err != nil {
+		return dwarf2btf.Options{}, err
 	}
 	return dwarf2btf.Options{
 		Features:   o.features.Features,
@@ -149,14 +137,8 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 		_, err := fmt.Fprintln(cmd.OutOrStdout(), dwarf2btf.SupportedFeatures())
 		return err
 	}
-	if !o.encode {
-		if len(args) == 0 {
-			return cmd.Help()
-		}
-		return usageError{fmt.Errorf("nothing to do for %s: gobtf only encodes BTF (pass -J)", args[0])}
-	}
 	if len(args) != 1 {
-		return usageError{errors.New("-J needs exactly one input FILE")}
+		return usageError{argsError(cmd, args)}
 	}
 	opts, err := o.options()
 	if err != nil {
@@ -166,12 +148,13 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 		opts.Verbose = cmd.OutOrStdout()
 	}
 	st, err := encoder.Encode(cmd.Context(), args[0], encoder.Options{
-		Convert:   opts,
-		Base:      o.base,
-		Detached:  o.detached,
-		SkipDedup: o.skipDedup,
-		LimitCPUs: o.jobsGiven,
-		TuneGC:    os.Getenv("GOGC") == "",
+		Convert:         opts,
+		Base:            o.base,
+		Detached:        o.detached,
+		SkipDedup:       o.skipDedup,
+		MergeBaseCopies: o.mergeCopies,
+		LimitCPUs:       o.jobsGiven,
+		TuneGC:          os.Getenv("GOGC") == "",
 	})
 	if errors.Is(err, dwarf2btf.ErrNoDWARF) {
 		// pahole -J treats a file without debug information as nothing to
@@ -220,21 +203,4 @@ func (b *boolValue) IsBoolFlag() bool { return true }
 
 func boolAction(f *pflag.FlagSet, name, usage string, fn func()) {
 	f.VarPF(&boolValue{fn: fn}, name, "", usage).NoOptDefVal = "true"
-}
-
-// normalizeArgs rewrites pahole's "-jN" (a short option with an attached
-// optional value, which pflag cannot parse) into "--jobs=N". Arguments after
-// "--" are left alone.
-func normalizeArgs(args []string) []string {
-	out := make([]string, len(args))
-	copy(out, args)
-	for i, a := range out {
-		if a == "--" {
-			break
-		}
-		if n, ok := strings.CutPrefix(a, "-j"); ok && n != "" && strings.Trim(n, "0123456789") == "" {
-			out[i] = "--jobs=" + n
-		}
-	}
-	return out
 }

@@ -14,7 +14,7 @@ func parseEncode(t *testing.T, args ...string) (dwarf2btf.Options, *encodeOption
 	t.Helper()
 	opts := &encodeOptions{}
 	root := newRootCmdWith(&bytes.Buffer{}, &bytes.Buffer{}, opts)
-	if err := root.ParseFlags(normalizeArgs(args)); err != nil {
+	if err := root.ParseFlags(spelledOut(t, root, args)); err != nil {
 		return dwarf2btf.Options{}, opts, err
 	}
 	o, err := opts.options()
@@ -95,14 +95,18 @@ func TestEncodeCommand(t *testing.T) {
 	}{
 		{args: []string{"--version"}, code: 0, out: "v1.31\n"},
 		{args: []string{"--supported_btf_features"}, code: 0, out: dwarf2btf.SupportedFeatures() + "\n"},
-		{args: []string{"-J"}, code: 2, err: "exactly one input"},
-		{args: []string{"-J", "a", "b"}, code: 2, err: "expected one FILE to encode, got 2 argument(s)"},
-		{args: []string{"-J", "--btf_features_strict=nope", "x"}, code: 2, err: `feature "nope"`},
-		{args: []string{"-J", "--lang=klingon", "x"}, code: 2, err: "unknown language"},
-		{args: []string{"-J", "--no_such_flag", "x"}, code: 2, err: "unknown flag"},
-		// Without -J, gobtf prints layouts, as pahole does: a missing file is bad input.
-		{args: []string{"x"}, code: 1, err: "x: no such file"},
+		{args: []string{"-J"}, code: 64, err: "expected one FILE to encode, got no argument"},
+		{args: []string{"-J", "a", "b"}, code: 64, err: "expected one FILE to encode, got 2 argument(s)"},
+		// pahole's words and statuses: it refuses these as it reads them.
+		{args: []string{"-J", "--btf_features_strict=nope", "x"}, code: 1, err: "Feature 'nope' in 'nope' is not supported."},
+		{args: []string{"-J", "--lang=klingon", "x"}, code: 1, err: `pahole: unknown language "klingon"`},
+		{args: []string{"-J", "--no_such_flag", "x"}, code: 64, err: "unrecognized option '--no_such_flag'"},
+		// Without -J, gobtf prints layouts, as pahole does: a first operand
+		// that is no file names a type of the running kernel, which here
+		// has no type information.
+		{args: []string{"x"}, code: 1, err: "pahole: couldn't find any debug information on this system."},
 	}
+	noKernel(t)
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			stdout, _, code, err := runGobtf(tc.args...)

@@ -1,8 +1,11 @@
 // Command gobtf converts DWARF debug information into deduplicated BTF, as a
 // drop-in replacement for "pahole -J", and offers BTF tools (dump, dedup).
 //
-// Exit status: 0 on success, 1 when the input is bad or the work fails, 2 on
-// bad usage. Every failure is reported as one line on stderr.
+// Without a subcommand gobtf is pahole, and reads its command line as
+// pahole does (cmdline.go). Exit status: 0 on success, 1 when the input is
+// bad or the work fails, 64 for a command line pahole's argp refuses, as
+// pahole exits; a subcommand's bad usage exits 2. Every failure is
+// reported on stderr, in one line but where pahole's own words take more.
 package main
 
 import (
@@ -27,8 +30,9 @@ const gobtfVersion = "0.1.0-dev"
 // file registers itself from an init function, so the files stay independent.
 var subcommands []func() *cobra.Command
 
-// usageError marks an error caused by the command line rather than the input;
-// it makes gobtf exit with status 2.
+// usageError marks an error caused by the command line rather than the
+// input; it makes gobtf exit with status 2, or, on pahole's command line,
+// with argp's 64 (paholeUsageError).
 type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
@@ -39,8 +43,14 @@ func exitCode(err error) int {
 	if err == nil {
 		return 0
 	}
-	var ue usageError
-	if errors.As(err, &ue) {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	if errors.As(err, new(paholeUsageError)) {
+		return exUsage
+	}
+	if errors.As(err, new(usageError)) {
 		return 2
 	}
 	return 1
@@ -66,25 +76,31 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 func newRootCmdWith(stdout, stderr io.Writer, opts *encodeOptions) *cobra.Command {
 	var popts *printOptions
 	root := &cobra.Command{
-		Use:   "gobtf -J [flags] FILE",
-		Short: "Convert DWARF to deduplicated BTF, like pahole -J",
+		Use:   "gobtf [flags] [FILE...]",
+		Short: "Convert DWARF to deduplicated BTF, like pahole -J; print struct layouts, like pahole",
 		Long: `gobtf reads the DWARF debug information of an ELF file (a vmlinux, a kernel
 module, any C program), converts it to BTF, deduplicates it and writes it as a
 .BTF section into the file or, with --btf_encode_detached, to a separate file.
-It accepts pahole's encoding flags.
+It accepts pahole's encoding flags (gobtf -J [flags] FILE).
 
-Without -J, gobtf prints the layout of the structs and unions of FILE as
-pahole does, from its DWARF or, with -F btf, its BTF (pahole's printing
-options).`,
+Without -J, gobtf prints the layout of the structs and unions of each FILE as
+pahole does, from its DWARF or BTF (pahole's printing options). Without a
+FILE it reads the running kernel's BTF ($PAHOLE_VMLINUX_BTF_FILENAME, else
+/sys/kernel/btf/vmlinux), else the vmlinux of the running kernel, found by
+its build ID where pahole looks for it. A first argument that is no file
+names the types to print (gobtf task_struct). A module's BTF under
+/sys/kernel/btf is read on the kernel's.
+
+The command line is read as pahole's argp reads it: long options may be
+abbreviated to any unambiguous prefix (--prefix for --prefix_filter), their
+values attached (--class_name=NAME, -CNAME) or not; "--" ends the options.
+A command line pahole refuses is refused in its words, with exit status 64.`,
 		Version:       paholeVersion,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          usageArgs(cobra.MaximumNArgs(1)),
+		Args:          cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !opts.encode && !opts.showSupported && len(args) == 1 {
-				return runPrint(cmd, popts, opts.base, opts.verbose, args[0]) // pahole's printing mode
-			}
-			return runEncode(cmd, opts, args)
+			return runPahole(cmd, opts, popts, args)
 		},
 	}
 	root.SetOut(stdout)
@@ -116,8 +132,11 @@ options).`,
 // Tests run gobtf in-process through it, so that they run what main runs.
 func run(args []string, stdout, stderr io.Writer) error {
 	root := newRootCmd(stdout, stderr)
-	root.SetArgs(normalizeArgs(args))
-	return root.Execute()
+	if isSubcommand(root, args) {
+		root.SetArgs(args)
+		return root.Execute()
+	}
+	return runCommandLine(root, args)
 }
 
 func main() {
@@ -125,7 +144,7 @@ func main() {
 	err := run(os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "gobtf: %v\n", err)
+		reportError(os.Stderr, err)
 	}
 	os.Exit(exitCode(err))
 }

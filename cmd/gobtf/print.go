@@ -5,16 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/classlayout"
-	"github.com/gobtf/gobtf/internal/elfio"
 )
 
 // printOptions holds the flags of pahole's printing mode (gobtf without -J):
@@ -25,14 +22,14 @@ type printOptions struct {
 	format     string
 	cacheline  int
 	separator  string
-	sizes      bool
-	nrMembers  bool
-	nameLen    bool
 	contains   bool // the class list came from -i
 	fixupSilly bool
 	wordSize   string
-	holeNames  bool     // -z came without -V before it: print names only
 	unsupp     []string // pahole options given that gobtf does not implement
+
+	numericVersion bool  // --numeric_version
+	runningKernel  bool  // --running_kernel_vmlinux
+	hashBits       uint8 // --hashbits, a uint8_t in pahole
 }
 
 // registerPrintFlags adds pahole's printing options to the root command.
@@ -48,22 +45,24 @@ func registerPrintFlags(cmd *cobra.Command, verbose *bool) *printOptions {
 	f.BoolVarP(&o.RelOffset, "rel_offset", "r", false, "print offsets of nested members relative to their struct")
 	f.BoolVarP(&o.IncludeAnonymous, "anon_include", "a", false, "include anonymous classes")
 	f.BoolVarP(&o.IncludeNestedAnonymous, "nested_anon_include", "A", false, "include nested (inside other structs) anonymous classes")
-	f.IntVarP(&o.NrHoles, "holes", "H", 0, "show only structs with at least `N` holes")
-	f.IntVarP(&o.NrBitHoles, "bit_holes", "B", 0, "show only structs with at least `N` bit holes")
+	f.VarP(atoiFlag{&o.NrHoles}, "holes", "H", "show only structs with at least `N` holes")
+	f.VarP(atoiFlag{&o.NrBitHoles}, "bit_holes", "B", "show only structs with at least `N` bit holes")
 	f.VarP(&holeSizeFlag{p: p, verbose: verbose}, "hole_size_ge", "z", "show only structs with a hole of at least `N` bytes (names only, unless -V comes before)")
-	// pahole master has no --padding in its option table: argp takes it
-	// as an abbreviation of --padding_ge.
-	f.IntVar(&o.PaddingGE, "padding", 0, "same as --padding_ge (as pahole reads it)")
-	f.IntVar(&o.PaddingGE, "padding_ge", 0, "show only structs with at least `N` bytes of padding at the end")
-	f.BoolVarP(&p.sizes, "sizes", "s", false, "show the size and number of holes of each struct")
-	f.BoolVarP(&p.nrMembers, "nr_members", "n", false, "show the number of members of each struct")
-	f.BoolVarP(&p.nameLen, "class_name_len", "N", false, "show the length of each struct's name")
+	f.Var(atoiFlag{&o.PaddingGE}, "padding_ge", "show only structs with at least `N` bytes of padding at the end")
+	// The one-line formats: as in pahole, the last of -s, -n, -N and -z
+	// (without -V before it) given wins.
+	format := func(name, short string, fm classlayout.Formatter, usage string) {
+		f.VarPF(&boolValue{fn: func() { o.Formatter = fm }}, name, short, usage).NoOptDefVal = "true"
+	}
+	format("sizes", "s", classlayout.FormatSizes, "show the size and number of holes of each struct")
+	format("nr_members", "n", classlayout.FormatNrMembers, "show the number of members of each struct")
+	format("class_name_len", "N", classlayout.FormatNameLen, "show the length of each struct's name")
 	f.StringVarP(&o.ExcludePrefix, "exclude", "x", "", "exclude structs whose names start with `PREFIX`")
 	f.StringVarP(&o.IncludePrefix, "prefix_filter", "y", "", "show only structs whose names start with `PREFIX`")
 	f.BoolVar(&o.JustStructs, "structs", false, "show only structs")
 	f.BoolVar(&o.JustUnions, "unions", false, "show only unions")
 	f.BoolVar(&o.JustPacked, "packed", false, "show only packed structs")
-	f.IntVarP(&p.cacheline, "cacheline_size", "c", 0, "cacheline size in `BYTES` (default: the machine's)")
+	f.VarP(atoiFlag{&p.cacheline}, "cacheline_size", "c", "cacheline size in `BYTES` (default: the machine's)")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "no comments, offsets or statistics")
 	f.BoolVar(&o.Sort, "sort", false, "sort the output by type name")
 	f.StringVarP(&p.separator, "separator", "t", "\t", "field separator of the one-line formats")
@@ -82,6 +81,10 @@ func registerPrintFlags(cmd *cobra.Command, verbose *bool) *printOptions {
 	f.BoolVarP(&o.Reorganize, "reorganize", "R", false, "with -C: move members into holes to shrink each struct, and print the result")
 	f.BoolVarP(&o.ShowReorgSteps, "show_reorg_steps", "S", false, "with -R: print the struct after each move")
 	f.StringVarP(&p.wordSize, "word_size", "w", "", "without -C: lay structs out as if pointers and longs were `BYTES` bytes")
+	f.BoolVar(&p.numericVersion, "numeric_version", false, "print the pahole version gobtf emulates as a number ("+numericVersion()+")")
+	f.BoolVar(&p.runningKernel, "running_kernel_vmlinux", false, "print the path of the vmlinux whose build ID is the running kernel's (/sys/kernel/notes), found where pahole looks")
+	f.Var(&hashBitsFlag{&p.hashBits}, "hashbits", "the `BITS` of pahole's DWARF loader's hash table keys: checked as pahole checks them (at most 31; DWARF is read only up to 21), no other effect")
+	f.Bool("skip_emitting_atomic_typedefs", false, "with --compile, which gobtf does not implement: no effect")
 	p.registerUnsupported(f)
 	return p
 }
@@ -90,7 +93,7 @@ func registerPrintFlags(cmd *cobra.Command, verbose *bool) *printOptions {
 // using one is a clear usage error rather than "unknown flag".
 func (p *printOptions) registerUnsupported(f *pflag.FlagSet) {
 	flag := func(name, short string, takesArg bool) {
-		v := &unsupportedFlag{name: name, seen: &p.unsupp}
+		v := &unsupportedFlag{name: name, seen: &p.unsupp, flag: !takesArg}
 		fl := f.VarPF(v, name, short, "pahole option not implemented by gobtf")
 		if !takesArg {
 			fl.NoOptDefVal = "true"
@@ -108,8 +111,12 @@ func (p *printOptions) registerUnsupported(f *pflag.FlagSet) {
 	flag("compile", "", false)
 	flag("count", "", true)
 	flag("skip", "", true)
-	flag("header", "", true)
+	flag("seek_bytes", "", true)
+	flag("size_bytes", "", true)
+	flag("range", "", true)
+	flag("header_type", "", true)
 	flag("prettify", "", true)
+	flag("ptr_table_stats", "", false)
 	flag("contains_enumerator", "", true)
 	flag("show_private_classes", "", false)
 	flag("classes_as_structs", "", false)
@@ -142,43 +149,51 @@ type holeSizeFlag struct {
 }
 
 func (h *holeSizeFlag) Set(v string) error {
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return err
+	h.p.opt.HoleSizeGE = atoi(v)
+	if !*h.verbose {
+		h.p.opt.Formatter = classlayout.FormatName
 	}
-	h.p.opt.HoleSizeGE = n
-	h.p.holeNames = h.p.holeNames || !*h.verbose
 	return nil
 }
 func (h *holeSizeFlag) String() string { return strconv.Itoa(h.p.opt.HoleSizeGE) }
 func (h *holeSizeFlag) Type() string   { return "int" }
 
+// atoiFlag is an int option pahole reads with atoi: "abc" is 0, "3x" 3.
+type atoiFlag struct{ p *int }
+
+func (a atoiFlag) Set(v string) error { *a.p = atoi(v); return nil }
+func (a atoiFlag) String() string     { return strconv.Itoa(*a.p) }
+func (a atoiFlag) Type() string       { return "int" }
+
+// hashBitsFlag is --hashbits, read with atoi into pahole's uint8_t.
+type hashBitsFlag struct{ p *uint8 }
+
+func (h *hashBitsFlag) Set(v string) error { *h.p = uint8(atoi(v)); return nil }
+func (h *hashBitsFlag) String() string     { return strconv.Itoa(int(*h.p)) }
+func (h *hashBitsFlag) Type() string       { return "int" }
+
 type unsupportedFlag struct {
 	name string
 	seen *[]string
+	flag bool // takes no value
 }
 
 func (u *unsupportedFlag) Set(string) error { *u.seen = append(*u.seen, u.name); return nil }
 func (u *unsupportedFlag) String() string   { return "" }
-func (u *unsupportedFlag) Type() string     { return "string" }
+func (u *unsupportedFlag) Type() string {
+	if u.flag {
+		return "bool"
+	}
+	return "string"
+}
 
-// options resolves the flags into the printer's options.
-func (p *printOptions) options(verbose bool, stdout io.Writer) (classlayout.Options, error) {
+// options resolves the flags into the printer's options, but for the
+// class names (setClassNames).
+func (p *printOptions) options() (classlayout.Options, error) {
 	if len(p.unsupp) > 0 {
 		return classlayout.Options{}, usageError{fmt.Errorf("option --%s is not implemented by gobtf's printing mode", p.unsupp[0])}
 	}
 	o := p.opt
-	switch {
-	case p.sizes:
-		o.Formatter = classlayout.FormatSizes
-	case p.nameLen:
-		o.Formatter = classlayout.FormatNameLen
-	case p.nrMembers:
-		o.Formatter = classlayout.FormatNrMembers
-	}
-	if p.holeNames {
-		o.Formatter = classlayout.FormatName
-	}
 	if o.JustPacked {
 		o.JustStructs = true
 	}
@@ -192,35 +207,26 @@ func (p *printOptions) options(verbose bool, stdout io.Writer) (classlayout.Opti
 	o.Contains = p.contains
 	o.FixupSillyBitfields = p.fixupSilly
 	o.WordSize = uint8(atoi(p.wordSize))
-	if p.classNames != "" {
-		var say io.Writer
-		if verbose {
-			say = stdout
-		}
-		names, args, err := classlayout.ParseClassList(p.classNames, os.ReadFile, say)
-		if errors.Is(err, classlayout.ErrNotImplemented) {
-			return o, usageError{err}
-		}
-		if err != nil {
-			return o, err
-		}
-		o.ClassNames, o.ClassArgs = names, args
-	}
 	return o, nil
 }
 
-// atoi is C's: the number its leading digits (after a sign) spell, else 0.
-func atoi(s string) int {
-	s = strings.TrimLeft(s, " \t\n\v\f\r")
-	end := 0
-	if end < len(s) && (s[end] == '-' || s[end] == '+') {
-		end++
+// setClassNames parses a -C (or -i) list into o, as pahole's
+// populate_class_names does; with verbose, what it reads of the names'
+// arguments is said on stdout.
+func setClassNames(o *classlayout.Options, list string, verbose bool, stdout io.Writer) error {
+	var say io.Writer
+	if verbose {
+		say = stdout
 	}
-	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
-		end++
+	names, args, err := classlayout.ParseClassList(list, os.ReadFile, say)
+	if errors.Is(err, classlayout.ErrNotImplemented) {
+		return usageError{err}
 	}
-	n, _ := strconv.Atoi(s[:end])
-	return n
+	if err != nil {
+		return err
+	}
+	o.ClassNames, o.ClassArgs = names, args
+	return nil
 }
 
 // machineCacheline is the L1 data cacheline size, as pahole reads it.
@@ -235,79 +241,8 @@ func machineCacheline() uint32 {
 	return 64
 }
 
-// runPrint is gobtf's pahole mode: print the layout of the types of FILE,
-// from the first format of -F (default: DWARF, then BTF, as pahole tries
-// them) that FILE has; --btf_base means BTF.
-func runPrint(cmd *cobra.Command, p *printOptions, basePath string, verbose bool, path string) error {
-	opt, err := p.options(verbose, cmd.OutOrStdout())
-	if err != nil {
-		return err
-	}
-	opt.Verbose = verbose
-	opt.UnitName = path
-	formats, err := formatList(p.format, basePath)
-	if err != nil {
-		return err
-	}
-	for _, f := range formats {
-		if f == "dwarf" {
-			dw, ok, err := classlayout.OpenDWARF(path)
-			if err != nil && !errors.Is(err, elfio.ErrNotELF) {
-				return err
-			}
-			if ok {
-				defer dw.Close()
-				// Units are loaded and dropped one after another: a
-				// larger heap goal trades a little memory (a sixth of
-				// pahole's on a vmlinux) for a quarter less CPU time.
-				defer debug.SetGCPercent(debug.SetGCPercent(400))
-				return classlayout.PrintDWARF(dw, opt, cmd.OutOrStdout(), cmd.ErrOrStderr())
-			}
-			continue
-		}
-		return printBTF(cmd, opt, basePath, path)
-	}
-	return fmt.Errorf("%s has no %s type information", path, strings.Join(formats, ","))
-}
-
-func printBTF(cmd *cobra.Command, opt classlayout.Options, basePath, path string) error {
-	var base *btf.Spec
-	var err error
-	if basePath != "" {
-		if base, err = loadDumpSpec(basePath, nil); err != nil {
-			return err
-		}
-	}
-	spec, err := loadDumpSpec(path, base)
-	if err != nil {
-		return err
-	}
-	m, err := classlayout.FromBTF(spec, opt.CachelineSize)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return classlayout.NewPrinter(m, opt).Print(cmd.OutOrStdout(), cmd.ErrOrStderr())
-}
-
-// formatList is -F's list of formats to try, in order; pahole's default is
-// DWARF then BTF, and --btf_base means BTF.
-func formatList(format, basePath string) ([]string, error) {
-	if basePath != "" {
-		return []string{"btf"}, nil
-	}
-	if format == "" {
-		return []string{"dwarf", "btf"}, nil
-	}
-	var out []string
-	for _, f := range strings.Split(format, ",") {
-		switch f {
-		case "btf", "dwarf":
-			out = append(out, f)
-		case "ctf":
-			return nil, usageError{fmt.Errorf("-F %s: CTF is not implemented by gobtf", format)}
-		default:
-			return nil, usageError{fmt.Errorf("-F %s: unknown format %q", format, f)}
-		}
-	}
-	return out, nil
+// numericVersion is paholeVersion as --numeric_version prints it: "v1.31"
+// is 131.
+func numericVersion() string {
+	return strings.ReplaceAll(strings.TrimPrefix(paholeVersion, "v"), ".", "")
 }

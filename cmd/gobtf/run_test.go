@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gobtf/gobtf/internal/kernelbtf"
 )
 
 // runGobtf runs gobtf in-process exactly as main does (run: the command
@@ -22,3 +26,34 @@ func mustGobtf(t *testing.T, args ...string) {
 		t.Fatalf("gobtf %s: %v\n%s", strings.Join(args, " "), err, stderr)
 	}
 }
+
+// spelledOut is args as runCommandLine hands them to cobra: read as
+// pahole's argp reads them and spelled out in full.
+func spelledOut(t *testing.T, root *cobra.Command, args []string) []string {
+	t.Helper()
+	canon, act, err := paholeArgs(root, args)
+	if err != nil || act != nil {
+		t.Fatalf("%v: not a command line to run (error %v)", args, err)
+	}
+	return canon
+}
+
+// fakeSystem makes pahole's defaults look at a machine whose files are
+// under root: its /sys/kernel/btf, /sys/kernel/notes, /boot, ...; with
+// btfEnv (unless nil) as $PAHOLE_VMLINUX_BTF_FILENAME.
+func fakeSystem(t *testing.T, root string, btfEnv *string) {
+	t.Helper()
+	old := systemFor
+	systemFor = func() kernelbtf.System {
+		s := kernelbtf.System{Root: root, Release: "6.1.0-test"}
+		if btfEnv != nil {
+			s.BTFEnv, s.HasBTFEnv = *btfEnv, true
+		}
+		return s
+	}
+	t.Cleanup(func() { systemFor = old })
+}
+
+// noKernel makes pahole's defaults find no kernel: no BTF under
+// /sys/kernel/btf, no vmlinux.
+func noKernel(t *testing.T) { fakeSystem(t, t.TempDir(), nil) }

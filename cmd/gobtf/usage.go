@@ -32,10 +32,10 @@ func argsError(cmd *cobra.Command, args []string) error {
 	}
 	var msg string
 	switch {
+	case !cmd.HasParent():
+		msg = fmt.Sprintf("expected one FILE to encode, got %s", got)
 	case len(want) == 0:
 		msg = fmt.Sprintf("takes no arguments, got %s", got)
-	case !cmd.HasParent():
-		msg = fmt.Sprintf("expected one %s to encode, got %s", strings.Join(want, " "), got)
 	default:
 		msg = fmt.Sprintf("expected %s, got %s (usage: %s)", strings.Join(want, " "), got, cmd.UseLine())
 	}
@@ -66,11 +66,22 @@ func operands(use string) []string {
 	return out
 }
 
-// polishHelp gives the root command its own --version flag help and a help
-// text that shows -j's optional count as [=N] instead of pflag's N[="0"].
+// polishHelp gives the root command argp's own options (--help and -?,
+// --usage, --version, and the hidden --program-name and --HANG, which
+// cmdline.go acts on before cobra sees the command line) and a help text
+// that shows -j's optional count as [=N] instead of pflag's N[="0"].
 func polishHelp(root *cobra.Command) {
-	root.Flags().BoolP("version", "v", false,
+	f := root.Flags()
+	f.BoolP("help", "?", false, "print this help")
+	f.Bool("usage", false, "print a short usage message, as pahole's argp does")
+	f.Bool("version", false,
 		"print the pahole version gobtf emulates ("+paholeVersion+"), which kernel builds read; \"gobtf version\" prints gobtf's own")
+	f.String("program-name", "", "the name argp's messages give the program")
+	f.Lookup("program-name").Hidden = true
+	f.VarPF(&stringAction{fn: func(string) {}}, "HANG", "", "wait SECS seconds (default 3600), argp's aid for attaching a debugger").NoOptDefVal = "3600"
+	f.Lookup("HANG").Hidden = true
+	f.BoolP("ctf_encode", "Z", false, "pahole lists it, but its parser refuses it")
+	f.Lookup("ctf_encode").Hidden = true
 	cobra.AddTemplateFunc("gobtfFlagUsages", flagUsages)
 	t := root.UsageTemplate()
 	t = strings.ReplaceAll(t, ".LocalFlags.FlagUsages", "gobtfFlagUsages .LocalFlags")

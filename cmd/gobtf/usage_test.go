@@ -10,7 +10,8 @@ import (
 
 // TestUsageMessages runs the command line in process, as main does, on the
 // mistakes a new user makes, and checks that each answer is one line naming
-// what is wrong and what is expected, with the exit status unchanged.
+// what is wrong and what is expected, with the exit status: 64 for the
+// pahole command line (argp's), 2 for a subcommand's.
 func TestUsageMessages(t *testing.T) {
 	dir := t.TempDir()
 	obj := testutil.CompileC(t, dir, "struct s { int a; } v;\n")
@@ -22,13 +23,13 @@ func TestUsageMessages(t *testing.T) {
 		want []string // substrings of the one line on stderr
 		not  []string // substrings it must not have
 	}{
-		{"-j with a word", []string{"-J", "-j", "abc", obj}, 2,
+		{"-j with a word", []string{"-J", "-j", "abc", obj}, 64,
 			[]string{`expected one FILE to encode, got 2 argument(s): "abc"`, "-j2 or --jobs=2"},
 			[]string{"accepts at most"}},
-		{"-j with a separate count", []string{"-J", "-j", "2", obj}, 2,
+		{"-j with a separate count", []string{"-J", "-j", "2", obj}, 64,
 			[]string{`got 2 argument(s): "2"`, "-j takes its count attached"},
 			[]string{"accepts at most"}},
-		{"two files", []string{"-J", obj, obj}, 2,
+		{"two files", []string{"-J", obj, obj}, 64,
 			[]string{"expected one FILE to encode, got 2 argument(s)"},
 			[]string{"-j takes", "accepts at most"}},
 		{"dump without a file", []string{"dump"}, 2,

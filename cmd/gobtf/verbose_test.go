@@ -38,7 +38,7 @@ func TestVerboseSkipsKernel(t *testing.T) {
 			mustGobtf(t, append(append([]string{"-J", "-j2", "--btf_encode_detached=" + quiet, in}, args...), kbuildFlags...)...)
 			var stdout, stderr bytes.Buffer
 			root := newRootCmd(&stdout, &stderr)
-			root.SetArgs(normalizeArgs(append(append([]string{"-V", "-J", "-j2", "--btf_encode_detached=" + loud, in}, args...), kbuildFlags...)))
+			root.SetArgs(spelledOut(t, root, append(append([]string{"-V", "-J", "-j2", "--btf_encode_detached=" + loud, in}, args...), kbuildFlags...)))
 			if err := root.Execute(); err != nil {
 				t.Fatalf("gobtf -V: %v\n%s", err, stderr.String())
 			}

@@ -250,6 +250,30 @@ func (s *Spec) SetStrings(strs *StringTable) {
 	s.strs = strs
 }
 
+// RemapStrings gives the Spec the string table strs, translating every
+// string offset of its own types through newOff, which reports false for an
+// offset it cannot translate. Then RemapStrings returns an error naming the
+// type and changes nothing.
+func (s *Spec) RemapStrings(strs *StringTable, newOff func(off uint32) (uint32, bool)) error {
+	for i := range s.offs {
+		var bad uint32
+		ok := true
+		s.typeAt(i).ForEachStrRef(func(p *uint32) {
+			if _, found := newOff(*p); !found && ok {
+				ok, bad = false, *p
+			}
+		})
+		if !ok {
+			return fmt.Errorf("type %d: string offset %d has no translation", s.firstID+TypeID(i), bad)
+		}
+	}
+	for i := range s.offs {
+		s.typeAt(i).ForEachStrRef(func(p *uint32) { *p, _ = newOff(*p) })
+	}
+	s.strs = strs
+	return nil
+}
+
 // The helpers below add one type each and take strings rather than offsets;
 // they suit tests and small builders. Hot paths build words and call Append.
 

@@ -59,6 +59,13 @@ func NewStringTable(base *StringTable) *StringTable {
 	return st
 }
 
+// NewStringTableFrom returns a table holding the string-section bytes data
+// as they are (not copied: the table takes them over), on base when base is
+// not nil. Its lookup index is built at the first Add or Find.
+func NewStringTableFrom(base *StringTable, data []byte) *StringTable {
+	return newStringTableFrom(base, data)
+}
+
 // newStringTableFrom wraps decoded string-section bytes. The bytes are used as
 // they are (duplicates included), so re-encoding reproduces them exactly.
 func newStringTableFrom(base *StringTable, data []byte) *StringTable {

@@ -22,22 +22,23 @@ type candidate struct {
 	keys []memberKey // nil for anonymous types, which pahole never deduplicates
 }
 
-// printDWARFParallel prints every struct and union of every unit as
-// printDWARFAll does, loading, filtering and printing units on all CPUs:
+// dwarfParallel prints every struct and union of the units as dwarfAll
+// does, loading, filtering and printing units on all CPUs:
 // only the decision whether a definition was printed from an earlier unit
 // is taken in unit order, between the filtering (which may infer holes but
 // never depends on other units) and the printing of the unit's remaining
 // types (which, as in pahole, runs in ID order within the unit, so the
 // packed attributes it infers on the way come out the same).
-func printDWARFParallel(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer) error {
-	n := dw.NumUnits()
+func (r *Run) dwarfParallel(dw *DWARF, units []int) error {
+	opt, bw, errw := r.opt, r.bw, r.errw
+	n := len(units)
 	workers := runtime.GOMAXPROCS(0)
 	window := 4 * workers
-	units := make([]*unitWork, n)
-	for i := range units {
-		units[i] = &unitWork{ready: make(chan struct{}), done: make(chan struct{})}
+	work := make([]*unitWork, n)
+	for i := range work {
+		work[i] = &unitWork{ready: make(chan struct{}), done: make(chan struct{})}
 	}
-	cache := new(packCache)
+	cache := r.cache
 	slots := make(chan struct{}, window) // bounds the units in memory
 	jobs := make(chan func(), window)
 	var wg sync.WaitGroup
@@ -53,14 +54,14 @@ func printDWARFParallel(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer
 	go func() { // feeder: load and filter units in order, window at a time
 		for i := range n {
 			slots <- struct{}{}
-			u := units[i]
-			jobs <- func() { u.load(dw, i, opt, cache) }
+			u, unit := work[i], units[i]
+			jobs <- func() { u.load(dw, unit, opt, cache) }
 		}
 	}()
-	seen := &seenDefs{byName: make(map[string][]seenDef)}
+	seen := r.seen
 	var err error
 	for i := 0; i < n; i++ {
-		u := units[i]
+		u := work[i]
 		<-u.ready
 		if u.err == nil && err == nil {
 			for _, c := range u.cands {
@@ -82,13 +83,13 @@ func printDWARFParallel(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer
 			close(u.done)
 		}
 		if i > 0 {
-			err = units[i-1].flush(bw, errw, err)
-			units[i-1] = nil
+			err = work[i-1].flush(bw, errw, err)
+			work[i-1] = nil
 			<-slots
 		}
 	}
 	if n > 0 {
-		err = units[n-1].flush(bw, errw, err)
+		err = work[n-1].flush(bw, errw, err)
 	}
 	close(jobs)
 	wg.Wait()

@@ -1,7 +1,6 @@
 package classlayout
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strconv"
@@ -83,6 +82,10 @@ type Options struct {
 	// structs and unions as if pointers and longs were that many bytes
 	// (wordsize.go).
 	WordSize uint8
+	// SkipLanguage, when set, says whether a unit written in a language
+	// (its DW_AT_language; DW_LANG_C for BTF) is left out, as pahole's
+	// --lang and --lang_exclude leave units out.
+	SkipLanguage func(lang uint16) bool
 }
 
 // classArgs returns the arguments of ClassNames[i].
@@ -173,29 +176,14 @@ func NewPrinter(m *Model, opt Options) *Printer {
 // to w. Names of -C that no type has are reported on errw, as pahole does,
 // without failing.
 func (p *Printer) Print(w io.Writer, errw io.Writer) error {
-	bw := bufio.NewWriterSize(w, 1<<16)
-	flush := func() error { return p.drainTo(bw) }
-	var err error
-	p.spill = flush
-	if len(p.opt.ClassNames) > 0 {
-		err = p.printNamed(flush, errw)
-	} else {
-		err = p.printAll(flush)
+	r := NewRun(p.opt, w, errw)
+	if r.skips(langC) {
+		return r.Finish()
 	}
-	if err != nil {
+	if err := r.btf(p); err != nil {
 		return err
 	}
-	if p.overflow {
-		return p.overflowErr
-	}
-	if err := flush(); err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	p.writeNotes(errw)
-	return nil
+	return r.Finish()
 }
 
 // drainTo writes out what the printer has printed and empties its buffer.

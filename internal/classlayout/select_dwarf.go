@@ -1,10 +1,8 @@
 package classlayout
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 )
 
@@ -15,66 +13,85 @@ import (
 // units); without, every struct and union is printed once per distinct
 // definition across units.
 func PrintDWARF(dw *DWARF, opt Options, w, errw io.Writer) error {
-	bw := bufio.NewWriterSize(w, 1<<16)
-	dw.declInfo = opt.ShowDeclInfo || opt.Packable // -P names an anonymous struct by where it was declared
-	var err error
-	if len(opt.ClassNames) > 0 {
-		err = printDWARFNamed(dw, opt, bw, errw)
-	} else if opt.sortsLayouts() {
-		err = printDWARFSorted(dw, opt, bw, errw)
-	} else if opt.JustPacked || opt.Sort {
-		// --packed filters by packed attributes, which printing earlier
-		// types infers: it goes in order.
-		err = printDWARFAll(dw, opt, bw, errw)
-	} else {
-		err = printDWARFParallel(dw, opt, bw, errw)
-	}
-	if err != nil {
+	r := NewRun(opt, w, errw)
+	if err := r.DWARF(dw); err != nil {
 		return err
 	}
-	return bw.Flush()
+	return r.Finish()
 }
 
-func printDWARFNamed(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer) error {
-	remaining := opt.ClassNames
-	next := 0 // the index in ClassNames of remaining[0]
-	aborted := false
-	for i := 0; i < dw.NumUnits() && len(remaining) > 0 && !aborted; i++ {
-		m, err := dw.LoadUnit(i, opt.FixupSillyBitfields, false)
+// DWARF prints what pahole prints from the DWARF of dw, unit by unit.
+func (r *Run) DWARF(dw *DWARF) error {
+	dw.declInfo = r.opt.ShowDeclInfo || r.opt.Packable // -P names an anonymous struct by where it was declared
+	units := r.units(dw)
+	var err error
+	switch {
+	case r.named():
+		err = r.dwarfNamed(dw, units)
+	case r.opt.sortsLayouts():
+		err = r.dwarfSorted(dw, units)
+	case r.opt.JustPacked || r.opt.Sort:
+		// --packed filters by packed attributes, which printing earlier
+		// types infers: it goes in order.
+		err = r.dwarfAll(dw, units)
+	default:
+		err = r.dwarfParallel(dw, units)
+	}
+	if err != nil {
+		r.bw.Flush()
+		return err
+	}
+	return r.bw.Flush()
+}
+
+// units returns the indexes of the units of dw the language filter keeps.
+func (r *Run) units(dw *DWARF) []int {
+	all := dw.d.Units()
+	out := make([]int, 0, len(all))
+	for i := range all {
+		if !r.skips(uint16(all[i].Language)) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (r *Run) dwarfNamed(dw *DWARF, units []int) error {
+	for _, i := range units {
+		if r.next == len(r.opt.ClassNames) {
+			break
+		}
+		m, err := dw.LoadUnit(i, r.opt.FixupSillyBitfields, false)
 		if err != nil {
 			return err
 		}
-		p := NewPrinter(m, opt)
-		p.spill = func() error { return p.drainTo(bw) }
-		for len(remaining) > 0 {
-			id := p.findTypeByName(remaining[0])
+		p := r.printer(m)
+		p.spill = func() error { return p.drainTo(r.bw) }
+		aborted := false
+		for r.next < len(r.opt.ClassNames) {
+			name := r.opt.ClassNames[r.next]
+			id := p.findTypeByName(name)
 			if id == 0 {
 				break
 			}
-			if c := p.checkArgs(id, remaining[0], opt.classArgs(next), errw); c != argsOK {
+			if c := p.checkArgs(id, name, r.opt.classArgs(r.next), r.errw); c != argsOK {
 				aborted = c == argsAbort
 				break
 			}
 			p.printOne(id)
-			remaining = remaining[1:]
-			next++
+			r.next++
 		}
-		if err := p.drainTo(bw); err != nil {
+		if err := p.drainTo(r.bw); err != nil {
 			return err
 		}
-		p.writeNotes(errw)
+		p.writeNotes(r.errw)
 		if p.overflow {
 			return p.overflowErr
 		}
-	}
-	if aborted {
-		// pahole's DWARF loader ends with EINVAL here, and no last word.
-		bw.Flush()
-		return fmt.Errorf("%s: the arguments of -C %s do not apply to its type", dw.path, remaining[0])
-	}
-	if len(remaining) > 0 {
-		bw.Flush()
-		notFound(errw, remaining[0], opt.classArgs(next))
+		if aborted {
+			// pahole's DWARF loader ends with EINVAL here, and no last word.
+			return fmt.Errorf("%s: the arguments of -C %s do not apply to its type", dw.path, r.opt.ClassNames[r.next])
+		}
 	}
 	return nil
 }
@@ -98,25 +115,22 @@ func (p *Printer) printOne(id uint32) {
 	p.byte1('\n')
 }
 
-// printDWARFAll is pahole's print_classes over every unit in turn, with one
-// record of the definitions printed across them.
-func printDWARFAll(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer) error {
-	seen := &seenDefs{byName: make(map[string][]seenDef)}
-	cache := new(packCache)
-	for i := 0; i < dw.NumUnits(); i++ {
-		m, err := dw.LoadUnit(i, opt.FixupSillyBitfields, true)
+// dwarfAll is pahole's print_classes over every unit in turn, with the
+// run's record of the definitions printed.
+func (r *Run) dwarfAll(dw *DWARF, units []int) error {
+	for _, i := range units {
+		m, err := dw.LoadUnit(i, r.opt.FixupSillyBitfields, true)
 		if err != nil {
 			return err
 		}
-		p := NewPrinter(m, opt)
-		p.seen, p.packCache = seen, cache
-		if err := p.printAll(func() error { return p.drainTo(bw) }); err != nil {
+		p := r.printer(m)
+		if err := p.printAll(func() error { return p.drainTo(r.bw) }); err != nil {
 			return err
 		}
-		if err := p.drainTo(bw); err != nil {
+		if err := p.drainTo(r.bw); err != nil {
 			return err
 		}
-		p.writeNotes(errw)
+		p.writeNotes(r.errw)
 		if p.overflow {
 			return p.overflowErr
 		}
@@ -147,47 +161,22 @@ func (st sortedType) memberTypeNames() []string {
 	return *st.typeNames
 }
 
-// printDWARFSorted is --sort over DWARF: the definitions of every unit,
-// once each, sorted as pahole sorts them across units, each printed by its
-// unit's printer. Every unit stays loaded until the end, as in pahole.
-func printDWARFSorted(dw *DWARF, opt Options, bw *bufio.Writer, errw io.Writer) error {
-	seen := &seenDefs{byName: make(map[string][]seenDef)}
-	cache := new(packCache)
-	var all []sortedType
-	resort := false
-	for i := 0; i < dw.NumUnits(); i++ {
-		m, err := dw.LoadUnit(i, opt.FixupSillyBitfields, true)
+// dwarfSorted is --sort over DWARF: the definitions of every unit, once
+// each, kept for Finish to sort as pahole sorts them across units and
+// print, each by its unit's printer. Every unit stays loaded until the
+// end, as in pahole.
+func (r *Run) dwarfSorted(dw *DWARF, units []int) error {
+	for _, i := range units {
+		m, err := dw.LoadUnit(i, r.opt.FixupSillyBitfields, true)
 		if err != nil {
 			return err
 		}
-		p := NewPrinter(m, opt)
-		p.seen, p.packCache = seen, cache
-		ids := p.selected()
-		for _, id := range ids {
-			all = append(all, sortedType{p, id, new([]string)})
-		}
-		p.packableLines(ids)
-		if err := p.drainTo(bw); err != nil {
+		p := r.printer(m)
+		r.collectSorted(p)
+		if err := p.drainTo(r.bw); err != nil {
 			return err
 		}
-		p.writeNotes(errw)
-		resort = resort || p.needResort
-	}
-	less := func(a, b sortedType) int {
-		return compareTypesAcross(a.p, &a.p.m.Types[a.id], b.p, &b.p.m.Types[b.id])
-	}
-	if resort {
-		less = compareSorted
-	}
-	slices.SortStableFunc(all, less)
-	for i, st := range all {
-		if resort && i > 0 && less(all[i-1], st) == 0 {
-			continue
-		}
-		st.p.classFormatter(&st.p.m.Types[st.id], st.id)
-		if err := st.p.drainTo(bw); err != nil {
-			return err
-		}
+		p.writeNotes(r.errw)
 	}
 	return nil
 }

@@ -50,6 +50,12 @@ type Options struct {
 	Base        *BaseIndex
 	BaseLastUse bool
 
+	// StringMarks are own type IDs, ascending, at which the string pass
+	// records the length of the output's string table (see marks.go);
+	// Stats.StringMarks holds the lengths. An ID one past the last type
+	// marks the end. A Stream takes its marks through MarkStrings.
+	StringMarks []btf.TypeID
+
 	// serialStrings keeps the string pass before the others (tests
 	// compare the two orders).
 	serialStrings bool
@@ -98,6 +104,11 @@ type Stats struct {
 	// but found a string named by two compared offsets, so that the
 	// deduplication ran again with the string pass first (deferred.go).
 	StringsRerun bool
+
+	// StringMarks are the lengths of the output's string table (offsets
+	// after its last string, the base's included) recorded at
+	// Options.StringMarks, one per mark, in order.
+	StringMarks []uint32
 }
 
 // PassStat is the duration of one pass.
@@ -170,6 +181,8 @@ type deduper struct {
 	// own structs and unions that the struct pass did, in ID order: what
 	// resolveFwds looks at, without going over every type twice.
 	fwdReps, compReps []uint32
+
+	marks stringMarks // the string pass's marks (marks.go)
 
 	// split is the plan of a parallel reference pass (refsplit.go), nil
 	// when the pass is serial.
@@ -276,6 +289,9 @@ func runOn(s *btf.Spec, words []uint32, opts Options, deferred bool) (*deduper, 
 	d.regionLo, d.regionHi = d.firstID, d.count
 	d.words = words
 	d.offs = s.TypeOffsets()
+	if err := d.setMarks(opts.StringMarks); err != nil {
+		return nil, nil, st, err
+	}
 	if b := s.Base(); b != nil {
 		d.baseWords = b.Words()
 		if b.Base() != nil {
@@ -440,6 +456,7 @@ func runOn(s *btf.Spec, words []uint32, opts Options, deferred bool) (*deduper, 
 
 	st.TypesOut = out.NumTypes()
 	st.StringsOut = len(out.Strings().Bytes())
+	st.StringMarks = d.marks.lens
 	return d, out, st, nil
 }
 

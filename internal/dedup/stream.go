@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -86,8 +87,10 @@ type Stream struct {
 	busy    time.Duration
 
 	mu       sync.Mutex
-	nextPart part // the input as Add last saw it
-	signaled int  // the types Add had when it last woke the goroutine
+	nextPart part         // the input as Add last saw it
+	newMarks []btf.TypeID // string marks given since the goroutine last took them
+	marks    []btf.TypeID // every string mark given (for Dedup, where the stream stops)
+	signaled int          // the types Add had when it last woke the goroutine
 	wake     chan struct{}
 	finished chan struct{}
 	once     sync.Once
@@ -176,6 +179,29 @@ func (st *Stream) Add(s *btf.Spec) {
 // CPU time (docs/performance.md).
 var streamStretch = 1 << 14
 
+// MarkStrings asks for a string mark (Options.StringMarks) at own type ID
+// id, which must not be below the marks asked for before. Like Add, it is
+// called on the goroutine that appends to the input, and before the Add that
+// reports type id. Finish's Stats report the lengths.
+func (st *Stream) MarkStrings(id btf.TypeID) {
+	st.mu.Lock()
+	st.newMarks = append(st.newMarks, id)
+	st.marks = append(st.marks, id)
+	st.mu.Unlock()
+}
+
+// takeMarks hands the marks given since the last call to the stream's
+// deduper.
+func (st *Stream) takeMarks() {
+	st.mu.Lock()
+	marks := st.newMarks
+	st.newMarks = nil
+	st.mu.Unlock()
+	if err := st.d.addMarks(marks); err != nil {
+		st.stop(err.Error())
+	}
+}
+
 // run processes the parts Add reports until Stop.
 func (st *Stream) run() {
 	defer close(st.finished)
@@ -185,6 +211,7 @@ func (st *Stream) run() {
 		p := st.nextPart
 		st.nextPart = part{}
 		st.mu.Unlock()
+		st.takeMarks()
 		t := time.Now()
 		st.advance(p) // nothing to do for a part taken already (no types)
 		st.busy += time.Since(t)
@@ -350,6 +377,7 @@ func (st *Stream) Finish(s *btf.Spec) (*btf.Spec, *Stats, error) {
 	if s.Base() != nil || s.FirstID() != 1 {
 		st.stop("split BTF")
 	} else {
+		st.takeMarks()
 		st.advance(part{words: s.Words(), offs: s.TypeOffsets(), strs: s.Strings().Bytes(), strStart: s.Strings().Start()})
 	}
 	if st.stopped == "" && st.strs == nil {
@@ -361,7 +389,9 @@ func (st *Stream) Finish(s *btf.Spec) (*btf.Spec, *Stats, error) {
 	if st.stopped != "" {
 		// Its memory goes before Dedup makes its own.
 		st.d, st.strs, st.out, st.stabl, st.anon = nil, nil, nil, candTable{}, anonEnums{}
-		out, stats, err := Dedup(s, st.opts)
+		opts := st.opts
+		opts.StringMarks = st.marks
+		out, stats, err := Dedup(s, opts)
 		if stats != nil {
 			stats.Passes = append([]PassStat{
 				{Name: "stream stopped (" + st.stopped + ")", Duration: streamed, Beside: true},
@@ -371,6 +401,7 @@ func (st *Stream) Finish(s *btf.Spec) (*btf.Spec, *Stats, error) {
 	}
 	d := st.d
 	d.watch = nil
+	d.marks.reach(math.MaxInt, st.out.Strings()) // the marks past the last type
 	stats := d.stats
 	stats.TypesIn, stats.StringsIn = s.NumTypes(), len(s.Strings().Bytes())
 	stats.Passes = append(stats.Passes,
@@ -395,6 +426,7 @@ func (st *Stream) Finish(s *btf.Spec) (*btf.Spec, *Stats, error) {
 	timer.done("compact")
 	stats.TypesOut = out.NumTypes()
 	stats.StringsOut = len(out.Strings().Bytes())
+	stats.StringMarks = d.marks.lens
 	if st.opts.InPlace && st.opts.Discard {
 		go hugemem.Discard(hugemem.Bytes(d.words), hugemem.Bytes(d.offs),
 			hugemem.Bytes(d.canon), hugemem.Bytes(d.hypot), hugemem.Bytes(d.kinds),

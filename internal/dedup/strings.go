@@ -3,6 +3,7 @@ package dedup
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/bits"
 
 	"github.com/gobtf/gobtf/internal/btf"
@@ -51,7 +52,11 @@ func (d *deduper) dedupStrings(old, nt *btf.StringTable) error {
 		*p = newOff[idx]
 		return true
 	}
+	next := d.marks.next()
 	for i := range d.offs {
+		if i >= next {
+			next = d.marks.reach(i, nt)
+		}
 		t := span(d.words, d.offs, i)
 		if t[0] != 0 && !known(&t[0]) && !odd.translate(&t[0], start) {
 			if err := remap(&t[0]); err != nil {
@@ -71,6 +76,7 @@ func (d *deduper) dedupStrings(old, nt *btf.StringTable) error {
 			}
 		}
 	}
+	d.marks.reach(math.MaxInt, nt)
 	return nil
 }
 
@@ -80,7 +86,11 @@ func (d *deduper) dedupStrings(old, nt *btf.StringTable) error {
 // what stringsDistinct needs.
 func (d *deduper) mapStrings(old, nt *btf.StringTable) (*strMap, error) {
 	m := newStrMap(old, nt, true)
-	return m, d.mapRange(m, 0, len(d.offs))
+	if err := d.mapRange(m, 0, len(d.offs)); err != nil {
+		return nil, err
+	}
+	d.marks.reach(math.MaxInt, nt)
+	return m, nil
 }
 
 // mapRange is mapStrings for own types lo..hi-1 (by index), in order. It
@@ -118,7 +128,11 @@ func (d *deduper) mapRange(m *strMap, lo, hi int) error {
 		_, ok := m.odd.lookup(local)
 		return ok
 	}
+	next := d.marks.next()
 	for i := lo; i < hi; i++ {
+		if i >= next {
+			next = d.marks.reach(i, m.nt)
+		}
 		t := span(d.words, d.offs, i)
 		k := btf.InfoKind(t[1])
 		// VAR and DATASEC names are never compared (each such type is

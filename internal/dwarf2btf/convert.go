@@ -87,6 +87,7 @@ type unitDone struct {
 	spec    *btf.Spec
 	vars    []secEntry
 	funcs   []funcCandidate
+	funcsAt btf.TypeID // the unit's types before its variables
 	skipped bool
 	verbose []byte // with Options.Verbose, the unit's lines, written as it is joined
 	err     error
@@ -172,6 +173,11 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 			if first == nil && !r.skipped {
 				shift := out.AppendSpec(r.spec)
 				advance()
+				if opts.OnSavedStrings != nil {
+					if strs := savedStrings(r.funcs); len(strs) > 0 {
+						opts.OnSavedStrings(shift+r.funcsAt+1, strs)
+					}
+				}
 				if opts.OnJoined != nil {
 					opts.OnJoined(out)
 				}
@@ -312,6 +318,7 @@ func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *t
 		}
 		verbose = c.fscratch.takeNotFound()
 	}
+	funcsAt := btf.TypeID(c.spec.NumTypes())
 	vars, err := c.emitVars(tgt.elf)
 	if err != nil {
 		return unitDone{spec: c.spec, err: fmt.Errorf("%s: %w", where, err)}
@@ -320,7 +327,7 @@ func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *t
 		verbose = append(verbose, c.varLog...)
 		c.varLog = c.varLog[:0]
 	}
-	return unitDone{spec: c.spec, vars: vars, funcs: funcs, verbose: verbose}
+	return unitDone{spec: c.spec, vars: vars, funcs: funcs, funcsAt: funcsAt, verbose: verbose}
 }
 
 // convertTypes converts the types, variables and functions of f, whose

@@ -150,3 +150,26 @@ func abiFor(m elf.Machine) abiRegs {
 	}
 	return a
 }
+
+// savedStrings returns the strings pahole enters into its string table as
+// it saves the candidates of one unit (btf_encoder__save_func): for each
+// candidate in order, its parameters' names, then its decl tags' values.
+// pahole keeps them whether or not the function is encoded in the end, so
+// they shape its string section.
+func savedStrings(cands []funcCandidate) []string {
+	var strs []string
+	for i := range cands {
+		c := &cands[i]
+		for _, p := range c.params {
+			if p.name.n > 0 {
+				strs = append(strs, c.str(p.name))
+			}
+		}
+		for _, t := range c.tags {
+			if t.value.n > 0 {
+				strs = append(strs, c.str(t.value))
+			}
+		}
+	}
+	return strs
+}

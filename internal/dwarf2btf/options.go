@@ -187,6 +187,16 @@ type Options struct {
 	// functions, data sections) are not reported.
 	OnJoined func(out *btf.Spec)
 
+	// OnSavedStrings, when set, is called on the joining goroutine for
+	// each unit whose function candidates name strings, in unit order,
+	// before OnJoined reports the unit: strs are the strings pahole enters
+	// into its string table as it saves the unit's functions (each
+	// candidate's parameter names, then its decl tag values, in the
+	// unit's function order; see savedStrings), and at is the ID of the
+	// first type pahole adds after them, the unit's first variable or the
+	// type after the unit's last. The strings stay valid after the call.
+	OnSavedStrings func(at btf.TypeID, strs []string)
+
 	// BeforeUnit, when set, is called by each converter before it takes
 	// its next unit, holding nothing of the conversion (a dedup.Stream's
 	// Hold, which may keep it waiting while the stream catches up).

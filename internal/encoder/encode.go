@@ -46,6 +46,12 @@ type Options struct {
 	// process-wide and restored on return.
 	LimitCPUs bool
 
+	// MergeBaseCopies runs, for split BTF, a second deduplication where
+	// the first kept a module type apart from its base copy (see
+	// deduplicate): gobtf's own improvement on pahole, whose output keeps
+	// such copies; the strings then come in libbpf's order, not pahole's.
+	MergeBaseCopies bool
+
 	// TuneGC lets Encode set the process's garbage collector for the
 	// input's size for the call's duration (see gcForInput); gobtf sets it
 	// unless GOGC is set in the environment.
@@ -103,8 +109,9 @@ func Encode(ctx context.Context, path string, o Options) (*Stats, error) {
 	baseDone := loadBase(o.Base, opts.Jobs)
 	var spec *btf.Spec
 	var stream *dedup.Stream
+	saved := &savedStrings{}
 	if err == nil {
-		spec, stream, err = convert(in, &opts, o, st)
+		spec, stream, err = convert(in, &opts, o, saved, st)
 	}
 	waited := time.Now()
 	b := <-baseDone
@@ -129,18 +136,26 @@ func Encode(ctx context.Context, path string, o Options) (*Stats, error) {
 		}
 		return nil, err
 	}
-	return st, finish(path, spec, stream, b, opts, o, st)
+	return st, finish(path, spec, stream, saved, b, opts, o, st)
 }
 
 // convert converts the opened input. Without a base, and with more than
 // one worker and CPU, deduplication starts as the units are joined, on the
 // types joined so far, beside the conversion (dedup.Stream); the stream is
 // returned to be finished, or nil.
-func convert(in *dwarf2btf.Input, opts *dwarf2btf.Options, o Options, st *Stats) (*btf.Spec, *dedup.Stream, error) {
+func convert(in *dwarf2btf.Input, opts *dwarf2btf.Options, o Options, saved *savedStrings, st *Stats) (*btf.Spec, *dedup.Stream, error) {
 	var stream *dedup.Stream
 	if o.Base == "" && !o.SkipDedup && opts.Jobs > 1 && runtime.GOMAXPROCS(0) > 1 {
 		stream = dedup.NewStream(dedupOptions(opts.Jobs), int(in.InfoSize()/32))
 		opts.OnJoined, opts.BeforeUnit = stream.Add, stream.Hold
+	}
+	if !o.SkipDedup {
+		opts.OnSavedStrings = func(at btf.TypeID, strs []string) {
+			saved.add(at, strs)
+			if stream != nil {
+				stream.MarkStrings(at)
+			}
+		}
 	}
 	spec, err := in.Encode(opts, &st.Convert)
 	in.Close()
@@ -160,7 +175,7 @@ func dedupOptions(workers int) dedup.Options {
 
 // finish deduplicates the converted types (on the base, if any), sets the
 // layout and writes the output.
-func finish(path string, spec *btf.Spec, stream *dedup.Stream, b loadedBase, opts dwarf2btf.Options, o Options, st *Stats) error {
+func finish(path string, spec *btf.Spec, stream *dedup.Stream, saved *savedStrings, b loadedBase, opts dwarf2btf.Options, o Options, st *Stats) error {
 	// The conversion's working memory (DWARF abbreviation tables, symbol
 	// tables, per-unit buffers) is garbage now: collect it before
 	// deduplication allocates its own, which then reuses it, so that the
@@ -171,13 +186,17 @@ func finish(path string, spec *btf.Spec, stream *dedup.Stream, b loadedBase, opt
 	order := spec.ByteOrder()
 	if b.spec != nil {
 		spec = btf.RebaseInPlace(spec, b.spec)
+		saved.shift(btf.TypeID(b.spec.TypeCount()))
 	}
 	if !o.SkipDedup {
 		var err error
-		if spec, err = deduplicate(path, spec, stream, b.index, opts.Jobs, st); err != nil {
+		if spec, err = deduplicate(path, spec, stream, saved, b.index, opts.Jobs, o.MergeBaseCopies, st); err != nil {
 			return err
 		}
 	}
+	// pahole master writes the header of libbpf 1.8, whose layout fields
+	// are zero where there is no layout section.
+	spec.SetHeaderLen(btf.LayoutHeaderLen)
 	if opts.Features.Layout && spec.Base() == nil {
 		// As pahole: a base BTF only (split BTF has its base's table).
 		spec.SetLayout(btf.KindLayouts())
@@ -192,7 +211,7 @@ func finish(path string, spec *btf.Spec, stream *dedup.Stream, b loadedBase, opt
 
 // deduplicate runs libbpf's deduplication on spec: it finishes stream when
 // there is one, and otherwise runs it on the prepared base (index, or nil).
-func deduplicate(path string, spec *btf.Spec, stream *dedup.Stream, index *dedup.BaseIndex, workers int, st *Stats) (*btf.Spec, error) {
+func deduplicate(path string, spec *btf.Spec, stream *dedup.Stream, saved *savedStrings, index *dedup.BaseIndex, workers int, mergeBaseCopies bool, st *Stats) (*btf.Spec, error) {
 	var err error
 	if stream != nil {
 		spec, st.Dedup, err = stream.Finish(spec)
@@ -201,12 +220,19 @@ func deduplicate(path string, spec *btf.Spec, stream *dedup.Stream, index *dedup
 		// copy; the rare second pass prepares the base again.
 		dopts := dedupOptions(workers)
 		dopts.Base, dopts.BaseLastUse = index, true
+		dopts.StringMarks = saved.at
 		spec, st.Dedup, err = dedup.Dedup(spec, dopts)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: deduplicating: %w", path, err)
 	}
-	if index == nil || st.Dedup.BaseFwdKeptApart == 0 {
+	t := time.Now()
+	if err := applyPaholeOrder(spec, saved, st.Dedup.StringMarks); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	st.Dedup.Passes = append(st.Dedup.Passes, dedup.PassStat{Name: "strings in pahole's order", Duration: time.Since(t)})
+	st.Dedup.StringsOut = len(spec.Strings().Bytes())
+	if !mergeBaseCopies || index == nil || st.Dedup.BaseFwdKeptApart == 0 {
 		return spec, nil
 	}
 	// One pass of libbpf's algorithm can leave a module type that is an
