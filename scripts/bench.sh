@@ -165,6 +165,29 @@ else
   echo "bench: bpftool not installed; skipping the C header comparison" >&2
 fi
 
+# gen min_core_btf: the vmlinux BTF minimized for testdata/core's CO-RE
+# programs (built here with clang 19 against gobtf's vmlinux.h; the ones
+# bpftool 7.1 succeeds on), against bpftool (goal: no slower). The outputs
+# must be the same bytes.
+if command -v bpftool >/dev/null && command -v clang-19 >/dev/null && [ -f /usr/include/bpf/bpf_core_read.h ]; then
+  KBUILD="$SHARED/reference/vmlinux-6.1.0-56-cloud-amd64.kbuild.btf"
+  mkdir -p "$WORK/core"
+  bin/gobtf dump --format c "$KBUILD" > "$WORK/core/vmlinux.h"
+  COREOBJS=()
+  for p in fields types flavors narrow exists; do
+    clang-19 -g -O2 -target bpf -D__TARGET_ARCH_x86 -I"$WORK/core" -c "testdata/core/$p.bpf.c" -o "$WORK/core/$p.o"
+    COREOBJS+=("$WORK/core/$p.o")
+  done
+  for i in $(seq "$RUNS"); do
+    measure gobtf-min-core-btf bin/gobtf gen min_core_btf "$KBUILD" "$WORK/g.min.btf" "${COREOBJS[@]}"
+    measure bpftool-min-core-btf bpftool gen min_core_btf "$KBUILD" "$WORK/b.min.btf" "${COREOBJS[@]}"
+  done
+  cmp -s "$WORK/g.min.btf" "$WORK/b.min.btf" || { echo "bench: gen min_core_btf: gobtf's output differs from bpftool's" >&2; exit 1; }
+  report "minimized CO-RE BTF of the vmlinux BTF for testdata/core's programs (gen min_core_btf)" gobtf-min-core-btf bpftool-min-core-btf wall "\`gen min_core_btf\` (vmlinux, testdata/core) vs bpftool"
+else
+  echo "bench: bpftool, clang-19 or libbpf-dev missing; skipping the gen min_core_btf comparison" >&2
+fi
+
 # pahole's layout view (gobtf without -J): every struct and union of the
 # vmlinux, from its BTF and from its DWARF. The peer is pahole master
 # ($PAHOLE_MASTER, not in CI) when given, else apt's pahole, whose output

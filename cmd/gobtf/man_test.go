@@ -69,7 +69,7 @@ func renderMan() (map[string][]byte, error) {
 		// "current shell" and "every new shell".
 		page = shellLifetime.ReplaceAll(page, []byte("${1}shell"))
 		pages[name] = page
-		if c.Parent() == root {
+		if inMainPage(c, root) {
 			subs = append(subs, name)
 		}
 		for _, k := range c.Commands() {
@@ -96,6 +96,14 @@ func renderMan() (map[string][]byte, error) {
 	}
 	pages["gobtf.1"] = main
 	return pages, nil
+}
+
+// inMainPage reports whether gobtf.1's COMMANDS section documents c: every
+// subcommand, and the subcommands of gobtf's own (gen min_core_btf), but
+// not those of cobra's completion command (one per shell).
+func inMainPage(c, root *cobra.Command) bool {
+	p := c.Parent()
+	return p == root || p != nil && p.Parent() == root && p.Name() != "completion"
 }
 
 // shellLifetime matches the completion help's "current shell sess..." and

@@ -113,11 +113,14 @@ func createNamedTemp(dir, base string) (*tempFile, error) {
 
 // replaceFile writes a new version of path with fill and atomically puts it
 // in place of path (of which fi is the stat). A symbolic link is followed:
-// the file it points to is replaced.
+// the file it points to is replaced. A nil fi means path does not exist
+// yet: it is created, with mode 0644.
 func replaceFile(path string, fi os.FileInfo, fill func(*os.File) error) (err error) {
-	target, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return err
+	target := path
+	if fi != nil {
+		if target, err = filepath.EvalSymlinks(path); err != nil {
+			return err
+		}
 	}
 	dir, base := filepath.Dir(target), filepath.Base(target)
 	removeStaleTemps(dir, base)
@@ -195,8 +198,12 @@ func replaceFile(path string, fi os.FileInfo, fill func(*os.File) error) (err er
 }
 
 // copyOwnerAndMode gives f the permission bits of fi and, when running as
-// root, its owner and group (chown first: it clears set-id bits).
+// root, its owner and group (chown first: it clears set-id bits); with a
+// nil fi (a new file), mode 0644.
 func copyOwnerAndMode(f *os.File, fi os.FileInfo) error {
+	if fi == nil {
+		return f.Chmod(0o644)
+	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 {
 		if err := f.Chown(int(st.Uid), int(st.Gid)); err != nil {
 			return err
