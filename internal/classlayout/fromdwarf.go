@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/dwarf/die"
 	"github.com/gobtf/gobtf/internal/elfio"
 )
 

@@ -1,6 +1,6 @@
 package dwarf2btf
 
-import "github.com/gobtf/gobtf/internal/dwarf2btf/die"
+import "github.com/gobtf/gobtf/internal/dwarf/die"
 
 // DWARF tags the converter looks at (DWARF 5, section 7.5.3, and vendor tags).
 const (

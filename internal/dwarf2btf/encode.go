@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/gobtf/gobtf/internal/btf"
-	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/dwarf/die"
 	"github.com/gobtf/gobtf/internal/elfio"
 	"github.com/gobtf/gobtf/internal/hugemem"
 )

@@ -1,7 +1,7 @@
 package dwarf2btf
 
 import (
-	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/dwarf/die"
 )
 
 // fastStream reads one unit with gobtf's own allocation-free decoder. The

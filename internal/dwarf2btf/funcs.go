@@ -4,7 +4,7 @@ import (
 	"debug/elf"
 
 	"github.com/gobtf/gobtf/internal/btf"
-	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/dwarf/die"
 )
 
 // Functions become FUNC types (each with its FUNC_PROTO) the way pahole 1.31

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/gobtf/gobtf/internal/btf"
-	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/dwarf/die"
 )
 
 // analyze is step 4 for subprogram fi: pahole's

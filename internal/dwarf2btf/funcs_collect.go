@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/gobtf/gobtf/internal/btf"
-	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/dwarf/die"
 )
 
 // collectFuncs follows pahole's loading of one unit's functions and its

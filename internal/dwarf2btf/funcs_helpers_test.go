@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/gobtf/gobtf/internal/btf"
-	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/dwarf/die"
 )
 
 // convertWithFuncs converts a linked ELF file's types unit by unit, as the

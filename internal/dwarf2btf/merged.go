@@ -4,7 +4,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 
-	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/dwarf/die"
 )
 
 // Merged units. Normally every compilation unit stands on its own: its

@@ -3,7 +3,7 @@ package dwarf2btf
 import (
 	"encoding/binary"
 
-	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/dwarf/die"
 )
 
 // Parameter locations tell whether the compiler kept a function's calling

@@ -1,7 +1,7 @@
 package dwarf2btf
 
 import (
-	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/dwarf/die"
 )
 
 // Type units (DWARF 4's -fdebug-types-section, and DWARF 5 type units) hold
