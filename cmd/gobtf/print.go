@@ -261,7 +261,7 @@ func runPrint(cmd *cobra.Command, p *printOptions, basePath string, verbose bool
 				// larger heap goal trades a little memory (a sixth of
 				// pahole's on a vmlinux) for a quarter less CPU time.
 				defer debug.SetGCPercent(debug.SetGCPercent(400))
-				return classlayout.PrintDWARF(dw, opt, cmd.OutOrStdout(), cmd.ErrOrStderr())
+				return classlayout.Print(dw, opt, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			}
 			continue
 		}
@@ -282,11 +282,7 @@ func printBTF(cmd *cobra.Command, opt classlayout.Options, basePath, path string
 	if err != nil {
 		return err
 	}
-	m, err := classlayout.FromBTF(spec, opt.CachelineSize)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return classlayout.NewPrinter(m, opt).Print(cmd.OutOrStdout(), cmd.ErrOrStderr())
+	return classlayout.Print(classlayout.BTFSource(path, spec), opt, cmd.OutOrStdout(), cmd.ErrOrStderr())
 }
 
 // formatList is -F's list of formats to try, in order; pahole's default is

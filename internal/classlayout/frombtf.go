@@ -6,6 +6,28 @@ import (
 	"github.com/gobtf/gobtf/internal/btf"
 )
 
+// btfSource is the one unit a BTF file is, loaded by FromBTF.
+type btfSource struct {
+	name string
+	spec *btf.Spec
+}
+
+// BTFSource returns spec, the BTF read from the file name, as a Source of
+// one unit: every type of spec, its base's included.
+func BTFSource(name string, spec *btf.Spec) Source { return &btfSource{name, spec} }
+
+func (s *btfSource) numUnits() int     { return 1 }
+func (s *btfSource) badArgsFail() bool { return false }
+func (s *btfSource) path() string      { return s.name }
+
+func (s *btfSource) loadUnit(_ int, opt *Options, _ bool) (*Model, error) {
+	m, err := FromBTF(s.spec, opt.cacheline())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.name, err)
+	}
+	return m, nil
+}
+
 // FromBTF builds the model of every type of spec (its base's included, as
 // pahole loads split BTF), with pahole's BTF loader's reading of bitfields
 // and its inference of __aligned__ attributes from member offsets, which

@@ -57,18 +57,17 @@ const (
 	dwarfMaxDimensions = 64
 )
 
-// DWARF is the DWARF of an ELF file, read one compilation unit at a time
-// as pahole reads it.
+// DWARF is the DWARF of an ELF file as a Source: one unit per compilation
+// unit, read one at a time as pahole reads them.
 type DWARF struct {
 	f    *elfio.File
 	d    *die.Data
 	le   bool
-	path string
+	name string
 
 	// For -I: .debug_line and the string sections its tables point into.
 	line, lineStr, str []byte
 	order              binary.ByteOrder
-	declInfo           bool
 }
 
 // OpenDWARF opens the DWARF of the ELF file at path; ok is false (and err
@@ -108,7 +107,7 @@ func newDWARF(secs *die.Sections, path string) (*DWARF, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &DWARF{d: d, le: secs.Order == nil || secs.Order == binary.LittleEndian, path: path}, nil
+	return &DWARF{d: d, le: secs.Order == nil || secs.Order == binary.LittleEndian, name: path}, nil
 }
 
 // Close releases the file.
@@ -119,8 +118,9 @@ func (dw *DWARF) Close() error {
 	return dw.f.Close()
 }
 
-// NumUnits is the number of compilation units.
-func (dw *DWARF) NumUnits() int { return len(dw.d.Units()) }
+func (dw *DWARF) numUnits() int     { return len(dw.d.Units()) }
+func (dw *DWARF) badArgsFail() bool { return true }
+func (dw *DWARF) path() string      { return dw.name }
 
 // unitLoader holds the pieces of one unit's model while its DIEs are read:
 // references are DIE offsets until every DIE has an ID. The members,
@@ -162,14 +162,15 @@ type owned[T any] struct {
 	v     T
 }
 
-// LoadUnit builds the model of compilation unit i, as pahole's DWARF
+// loadUnit builds the model of compilation unit i, as pahole's DWARF
 // loader sees it: its types in DIE order, member sizes and bitfield
-// offsets worked out as pahole does, alignment attributes as written.
-//
-// With typesOnly, the bodies of functions are skipped: the types declared
-// there are never printed when printing every type (pahole shows types of
-// file scope only), though -C finds them.
-func (dw *DWARF) LoadUnit(i int, fixupSillyBitfields, typesOnly bool) (*Model, error) {
+// offsets worked out as pahole does (with --fixup_silly_bitfields'),
+// alignment attributes as written, and, for -I and -P, where each type was
+// declared. With typesOnly, the bodies of functions are skipped (see
+// Source).
+func (dw *DWARF) loadUnit(i int, opt *Options, typesOnly bool) (*Model, error) {
+	fixupSillyBitfields := opt.FixupSillyBitfields
+	declInfo := opt.ShowDeclInfo || opt.Packable // -P names an anonymous struct by where it was declared
 	u := &dw.d.Units()[i]
 	size := 1024 // a guess of the number of types, to allocate once
 	if u.End > u.Offset {
@@ -192,21 +193,21 @@ func (dw *DWARF) LoadUnit(i int, fixupSillyBitfields, typesOnly bool) (*Model, e
 	for {
 		ok, err := r.Next(&e)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", dw.path, err)
+			return nil, fmt.Errorf("%s: %w", dw.name, err)
 		}
 		if !ok {
 			break
 		}
 		if e.Depth == 0 {
 			l.push(0, 0)
-			if dw.declInfo {
+			if declInfo {
 				l.unitDecl(dw, &e)
 			}
 			continue
 		}
 		if typesOnly && e.Tag == tagSubprogram {
 			if err := r.SkipChildren(); err != nil {
-				return nil, fmt.Errorf("%s: %w", dw.path, err)
+				return nil, fmt.Errorf("%s: %w", dw.name, err)
 			}
 			continue
 		}

@@ -1,7 +1,6 @@
 package classlayout
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strconv"
@@ -93,6 +92,15 @@ func (o *Options) classArgs(i int) ClassArgs {
 	return ClassArgs{}
 }
 
+// cacheline returns CachelineSize, or 64 when it is 0, as NewPrinter
+// takes it.
+func (o *Options) cacheline() uint32 {
+	if o.CachelineSize == 0 {
+		return 64
+	}
+	return o.CachelineSize
+}
+
 // sortsLayouts says whether --sort applies: to layouts (-P's lines come
 // first, as they are found, then the layouts of the same structs, sorted).
 func (o *Options) sortsLayouts() bool { return o.Sort && o.Formatter == FormatClass }
@@ -142,9 +150,7 @@ type Printer struct {
 
 // NewPrinter returns a printer of m with the options opt.
 func NewPrinter(m *Model, opt Options) *Printer {
-	if opt.CachelineSize == 0 {
-		opt.CachelineSize = 64
-	}
+	opt.CachelineSize = opt.cacheline()
 	if opt.Separator == 0 {
 		opt.Separator = '\t'
 	}
@@ -167,35 +173,6 @@ func NewPrinter(m *Model, opt Options) *Printer {
 		p.fixupWordSize(uint32(opt.WordSize))
 	}
 	return p
-}
-
-// Print writes what pahole prints for the model with the printer's options
-// to w. Names of -C that no type has are reported on errw, as pahole does,
-// without failing.
-func (p *Printer) Print(w io.Writer, errw io.Writer) error {
-	bw := bufio.NewWriterSize(w, 1<<16)
-	flush := func() error { return p.drainTo(bw) }
-	var err error
-	p.spill = flush
-	if len(p.opt.ClassNames) > 0 {
-		err = p.printNamed(flush, errw)
-	} else {
-		err = p.printAll(flush)
-	}
-	if err != nil {
-		return err
-	}
-	if p.overflow {
-		return p.overflowErr
-	}
-	if err := flush(); err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	p.writeNotes(errw)
-	return nil
 }
 
 // drainTo writes out what the printer has printed and empties its buffer.
