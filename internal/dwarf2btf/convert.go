@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf"
 	"github.com/gobtf/gobtf/internal/dwarf/die"
 	"github.com/gobtf/gobtf/internal/elfio"
 )
@@ -280,7 +281,7 @@ func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *t
 	if walkFuncs {
 		// Step 1 of the function collection reads the unit along with
 		// the type walk (funcScratch.beginWalk).
-		c.fscratch.beginWalk(fst.r, isCLanguage(fs.units[i].Language), opts.Features.DeclTag)
+		c.fscratch.beginWalk(fst.r, isC(fs.units[i].Language), opts.Features.DeclTag)
 		fst.withFuncs(&c.fscratch)
 	}
 	if fst != nil {
@@ -296,7 +297,7 @@ func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *t
 	m := tgt.merged
 	if m != nil {
 		lang, clang = m.lang, m.clang
-	} else if opts.Languages.Skips(uint16(lang)) || c.unitTag == tagPartialUnit || c.unitTag == die.TagSkeletonUnit {
+	} else if opts.Languages.Skips(uint16(lang)) || c.unitTag == dwarf.TagPartialUnit || c.unitTag == dwarf.TagSkeletonUnit {
 		return unitDone{spec: c.spec, skipped: true}
 	}
 	if err := c.check(); err != nil {
@@ -306,7 +307,7 @@ func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *t
 	c.emit()
 	var funcs []funcCandidate
 	var verbose []byte
-	if fs != nil && (m != nil || c.unitTag == die.TagCompileUnit) {
+	if fs != nil && (m != nil || c.unitTag == dwarf.TagCompileUnit) {
 		units := fs.units[i : i+1]
 		if m != nil {
 			units = m.units

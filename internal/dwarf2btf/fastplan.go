@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"unsafe"
 
+	"github.com/gobtf/gobtf/internal/dwarf"
 	"github.com/gobtf/gobtf/internal/dwarf/die"
 )
 
@@ -220,13 +221,13 @@ func (p *fixedPlans) compile(code uint64) planRef {
 			s.limit = uint64(len(p.str)) - 1 // p.str ends with a NUL, so is not empty
 		}
 		switch f.Form {
-		case die.FormRef1, die.FormRef2, die.FormRef4, die.FormRef8:
+		case dwarf.FormRef1, dwarf.FormRef2, dwarf.FormRef4, dwarf.FormRef8:
 			s.imm = p.unit.Offset
-		case die.FormImplicitConst:
+		case dwarf.FormImplicitConst:
 			s.imm = uint64(f.Const)
-		case die.FormFlagPresent:
+		case dwarf.FormFlagPresent:
 			s.imm = 1
-		case die.FormData16:
+		case dwarf.FormData16:
 			s.size, s.mask = 0, 0 // its Val is 0; the bytes are in Data
 		}
 		p.steps = append(p.steps, s)
@@ -238,13 +239,13 @@ func (p *fixedPlans) compile(code uint64) planRef {
 // plainForm reports whether Next's Val for a value of form f is the value
 // as stored (plus the unit's offset for unit-relative references), with
 // nothing to resolve and nothing to check but, for strp, the offset.
-func plainForm(f die.Form) bool {
+func plainForm(f dwarf.Form) bool {
 	switch f {
-	case die.FormData1, die.FormData2, die.FormData4, die.FormData8, die.FormData16,
-		die.FormFlag, die.FormFlagPresent, die.FormImplicitConst,
-		die.FormRef1, die.FormRef2, die.FormRef4, die.FormRef8, die.FormRefAddr, die.FormRefSig8,
-		die.FormSecOffset, die.FormAddr, die.FormStrp,
-		die.FormStrx1, die.FormStrx2, die.FormStrx3, die.FormStrx4:
+	case dwarf.FormData1, dwarf.FormData2, dwarf.FormData4, dwarf.FormData8, dwarf.FormData16,
+		dwarf.FormFlag, dwarf.FormFlagPresent, dwarf.FormImplicitConst,
+		dwarf.FormRef1, dwarf.FormRef2, dwarf.FormRef4, dwarf.FormRef8, dwarf.FormRefAddr, dwarf.FormRefSig8,
+		dwarf.FormSecOffset, dwarf.FormAddr, dwarf.FormStrp,
+		dwarf.FormStrx1, dwarf.FormStrx2, dwarf.FormStrx3, dwarf.FormStrx4:
 		return true
 	}
 	return false
@@ -252,72 +253,67 @@ func plainForm(f die.Form) bool {
 
 // isStrForm reports whether f is one of the .debug_str forms plans read:
 // strp, or strx1-4, whose values are indexes (resolved by StrxOffset).
-func isStrForm(f die.Form) bool {
-	return f == die.FormStrp || f >= die.FormStrx1 && f <= die.FormStrx4
-}
-
-// isStrx reports whether f is a string index form.
-func isStrx(f die.Form) bool { return f >= die.FormStrx1 && f <= die.FormStrx4 }
+func isStrForm(f dwarf.Form) bool { return f == dwarf.FormStrp || f.IsStrx() }
 
 // stepFor returns what a plan does with attribute attr of form f, the way
 // fillDigestFast treats it: act when read is set, nothing when it is not;
 // ok is false when fillDigestFast needs the decoded Field (strings other
 // than a strp name).
-func stepFor(attr uint32, f die.Form) (act planAct, read, ok bool) {
-	isRef := f == die.FormRef1 || f == die.FormRef2 || f == die.FormRef4 || f == die.FormRef8 || f == die.FormRefAddr
+func stepFor(attr dwarf.Attr, f dwarf.Form) (act planAct, read, ok bool) {
+	isRef := f == dwarf.FormRef1 || f == dwarf.FormRef2 || f == dwarf.FormRef4 || f == dwarf.FormRef8 || f == dwarf.FormRefAddr
 	switch attr {
-	case atName:
-		if isStrx(f) {
+	case dwarf.AttrName:
+		if f.IsStrx() {
 			return actNameStrx, true, true
 		}
-		return actName, true, f == die.FormStrp
-	case atType:
+		return actName, true, f == dwarf.FormStrp
+	case dwarf.AttrType:
 		return actType, isRef, true
-	case atByteSize:
-		return actByteSize, isConstForm(f), true
-	case atBitSize:
+	case dwarf.AttrByteSize:
+		return actByteSize, f.IsConst(), true
+	case dwarf.AttrBitSize:
 		return actBitSize, true, true
-	case atEncoding:
+	case dwarf.AttrEncoding:
 		return actEncoding, true, true
-	case atDataBitOffset:
+	case dwarf.AttrDataBitOffset:
 		return actDataBitOffset, true, true
-	case atDataMemberLoc:
+	case dwarf.AttrDataMemberLoc:
 		return actMemberLoc, true, true
-	case atBitOffset:
+	case dwarf.AttrBitOffset:
 		return actBitOffset, true, true
-	case atUpperBound:
-		if isConstForm(f) {
+	case dwarf.AttrUpperBound:
+		if f.IsConst() {
 			return actUpperBound, true, true
 		}
 		return actUpperNotConst, true, true
-	case atCount:
-		return actCount, isConstForm(f), true
-	case atConstValue:
-		return actConstValue, isConstForm(f), !isStrForm(f)
-	case atDeclaration:
+	case dwarf.AttrCount:
+		return actCount, f.IsConst(), true
+	case dwarf.AttrConstValue:
+		return actConstValue, f.IsConst(), !isStrForm(f)
+	case dwarf.AttrDeclaration:
 		return actDeclaration, true, true
-	case atSpecification:
+	case dwarf.AttrSpecification:
 		return actSpecification, isRef, true
-	case atSignature:
+	case dwarf.AttrSignature:
 		return actSignature, isRef, true
-	case atExternal:
+	case dwarf.AttrExternal:
 		return actExternal, true, true
-	case atArtificial:
+	case dwarf.AttrArtificial:
 		return actArtificial, true, true
-	case atAddrBase:
+	case dwarf.AttrAddrBase:
 		return actAddrBase, true, true
-	case atLanguage:
+	case dwarf.AttrLanguage:
 		return actLanguage, true, true
-	case atGNUAnnotation:
+	case dwarf.AttrGNUAnnotation:
 		return actGNUAnnot, isRef, true
-	case atProducer:
+	case dwarf.AttrProducer:
 		return 0, false, false
 	}
 	// Read by no one, but Next checks a string wherever it is.
-	if isStrx(f) {
+	if f.IsStrx() {
 		return actCheckStrx, true, true
 	}
-	return actCheckStr, f == die.FormStrp, true
+	return actCheckStr, f == dwarf.FormStrp, true
 }
 
 // fill fills d from e, a DIE Next left undecoded, by its plan. It reports

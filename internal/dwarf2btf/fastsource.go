@@ -1,7 +1,9 @@
 package dwarf2btf
 
 import (
+	"github.com/gobtf/gobtf/internal/dwarf"
 	"github.com/gobtf/gobtf/internal/dwarf/die"
+	"github.com/gobtf/gobtf/internal/dwarf/loc"
 )
 
 // fastStream reads one unit with gobtf's own allocation-free decoder. The
@@ -47,17 +49,17 @@ func (st *fastStream) withFuncs(s *funcScratch) {
 // typeWalkFixed reports the tags for which typeWalkKeeps and
 // typeAndFuncWalkKeeps decide by the tag alone below the unit DIE (see
 // die.Reader.SetFilter): all but variables and parameters.
-func typeWalkFixed(tag uint32) bool {
-	return tag != tagVariable && tag != tagFormalParameter
+func typeWalkFixed(tag dwarf.Tag) bool {
+	return tag != dwarf.TagVariable && tag != dwarf.TagFormalParameter
 }
 
 // typeAndFuncWalkKeeps is the filter of a type walk that also does step 1 of
 // the function collection: typeWalkKeeps, plus subprograms and GNU
 // annotations at any depth and the parameters of subprograms (the LLVM
 // annotations the function walk reads, typeWalkKeeps keeps already).
-func typeAndFuncWalkKeeps(tag, parent uint32, depth int) bool {
-	return typeWalkKeeps(tag, parent, depth) || tag == tagSubprogram || tag == tagGNUAnnotation ||
-		tag == tagFormalParameter && parent == tagSubprogram
+func typeAndFuncWalkKeeps(tag, parent dwarf.Tag, depth int) bool {
+	return typeWalkKeeps(tag, parent, depth) || tag == dwarf.TagSubprogram || tag == dwarf.TagGNUAnnotation ||
+		tag == dwarf.TagFormalParameter && parent == dwarf.TagSubprogram
 }
 
 // newFastStream positions a reader of d on unit u.
@@ -132,49 +134,6 @@ func (s *fastStream) next(d *digest) (int, bool, error) {
 	}
 }
 
-// Attribute codes (DW_AT_*) the digest reads.
-const (
-	atName          = 0x03
-	atByteSize      = 0x0b
-	atBitOffset     = 0x0c
-	atBitSize       = 0x0d
-	atLocation      = 0x02
-	atLanguage      = 0x13
-	atConstValue    = 0x1c
-	atUpperBound    = 0x2f
-	atProducer      = 0x25
-	atArtificial    = 0x34
-	atCount         = 0x37
-	atDataMemberLoc = 0x38
-	atDeclaration   = 0x3c
-	atEncoding      = 0x3e
-	atExternal      = 0x3f
-	atSpecification = 0x47
-	atSignature     = 0x69
-	atType          = 0x49
-	atDataBitOffset = 0x6b
-	atAddrBase      = 0x73
-)
-
-// isConstForm reports whether f holds an integer constant (as opposed to a
-// reference, block or expression).
-func isConstForm(f die.Form) bool {
-	switch f {
-	case die.FormData1, die.FormData2, die.FormData4, die.FormData8, die.FormSdata, die.FormUdata, die.FormImplicitConst:
-		return true
-	}
-	return false
-}
-
-// isBlockForm reports whether f holds a block or expression in Data.
-func isBlockForm(f die.Form) bool {
-	switch f {
-	case die.FormBlock, die.FormBlock1, die.FormBlock2, die.FormBlock4, die.FormExprloc:
-		return true
-	}
-	return false
-}
-
 // fillDigestFast copies the attributes the converter reads from a decoded
 // entry. Integer attributes take constant forms as pahole's attr_numeric
 // does (sdata values keep their sign bits); references are absolute
@@ -187,74 +146,73 @@ func fillDigestFast(d *digest, e *die.Entry) {
 	for i := range e.Fields {
 		f := &e.Fields[i]
 		switch f.Attr {
-		case atName:
+		case dwarf.AttrName:
 			d.nameField, d.lazyName, d.hasNameField = *f, true, true
-		case atType:
+		case dwarf.AttrType:
 			if f.IsRef() {
 				d.typ, d.hasTyp = f.Val, true
 			}
-		case atByteSize:
-			if isConstForm(f.Form) {
+		case dwarf.AttrByteSize:
+			if f.Form.IsConst() {
 				d.byteSize, d.hasByteSize = f.Val, true
 			}
-		case atBitSize:
+		case dwarf.AttrBitSize:
 			d.bitSize = f.Val
-		case atEncoding:
+		case dwarf.AttrEncoding:
 			d.encoding = f.Val
-		case atDataBitOffset:
+		case dwarf.AttrDataBitOffset:
 			d.dataBitOffset, d.hasDataBitOffset = f.Val, true
-		case atDataMemberLoc:
-			if isBlockForm(f.Form) {
-				d.memberLoc = plusUconst(f.Data)
+		case dwarf.AttrDataMemberLoc:
+			if f.Form.IsBlock() {
+				d.memberLoc = loc.PlusUconst(f.Data)
 			} else {
 				d.memberLoc = f.Val
 			}
 			d.hasMemberLoc = true
-		case atBitOffset:
+		case dwarf.AttrBitOffset:
 			d.bitOffset = f.Val
-		case atUpperBound:
-			if isConstForm(f.Form) {
+		case dwarf.AttrUpperBound:
+			if f.Form.IsConst() {
 				d.upperBound, d.hasUpperBound = f.Val, true
 			} else {
 				d.upperBoundNotConst = true
 			}
-		case atCount:
-			if isConstForm(f.Form) {
+		case dwarf.AttrCount:
+			if f.Form.IsConst() {
 				d.count, d.hasCount = f.Val, true
 			}
-		case atConstValue:
+		case dwarf.AttrConstValue:
 			switch {
-			case isConstForm(f.Form):
+			case f.Form.IsConst():
 				d.constValue, d.hasConstValue = f.Val, true
-			case f.Form == die.FormString || f.Form == die.FormStrp || f.Form == die.FormLineStrp ||
-				f.Form >= die.FormStrx1 && f.Form <= die.FormStrx4 || f.Form == die.FormStrx:
+			case f.Form.IsString():
 				d.constString, d.hasConstValue = f.Str(), true
 			}
-		case atDeclaration:
+		case dwarf.AttrDeclaration:
 			d.declaration = f.Val != 0
-		case atSpecification:
+		case dwarf.AttrSpecification:
 			if f.IsRef() {
 				d.specification = f.Val
 			}
-		case atSignature:
+		case dwarf.AttrSignature:
 			if f.IsRef() { // a type unit's type, rewritten by tuWalk
 				d.signature = f.Val
 			}
-		case atExternal:
+		case dwarf.AttrExternal:
 			d.external = f.Val != 0
-		case atArtificial:
+		case dwarf.AttrArtificial:
 			d.artificial = f.Val != 0
-		case atLocation:
-			if isBlockForm(f.Form) {
+		case dwarf.AttrLocation:
+			if f.Form.IsBlock() {
 				d.location = f.Data
 			}
-		case atAddrBase:
+		case dwarf.AttrAddrBase:
 			d.addrBase, d.hasAddrBase = f.Val, true
-		case atLanguage:
+		case dwarf.AttrLanguage:
 			d.language = f.Val
-		case atProducer:
+		case dwarf.AttrProducer:
 			d.producer = f.Str()
-		case atGNUAnnotation:
+		case dwarf.AttrGNUAnnotation:
 			if f.IsRef() {
 				d.gnuAnnot = f.Val
 			}
@@ -270,20 +228,20 @@ func fillDigestFast(d *digest, e *die.Entry) {
 // functions and of inlined calls, ...) are only stepped over, keeping their
 // depth and children so that the types defined below them are still found.
 // (A parameter whose parent is not known, 0, is kept: visit sorts it out.)
-func typeWalkKeeps(tag, parent uint32, depth int) bool {
+func typeWalkKeeps(tag, parent dwarf.Tag, depth int) bool {
 	if depth == 0 {
 		return true
 	}
 	switch tag {
-	case tagVariable:
+	case dwarf.TagVariable:
 		return depth == 1
-	case tagFormalParameter:
-		return parent == tagSubroutineType || parent == 0
-	case tagArrayType, tagClassType, tagEnumerationType, tagMember, tagPointerType,
-		tagReferenceType, tagStringType, tagStructureType, tagSubroutineType, tagTypedef, tagUnionType,
-		tagUnspecifiedParams, tagInheritance, tagPtrToMemberType, tagSubrangeType, tagBaseType, tagConstType,
-		tagEnumerator, tagVolatileType, tagRestrictType, tagUnspecifiedType, tagRvalueRefType, tagAtomicType,
-		tagLLVMAnnotation, tagGNUAnnotation:
+	case dwarf.TagFormalParameter:
+		return parent == dwarf.TagSubroutineType || parent == 0
+	case dwarf.TagArrayType, dwarf.TagClassType, dwarf.TagEnumerationType, dwarf.TagMember, dwarf.TagPointerType,
+		dwarf.TagReferenceType, dwarf.TagStringType, dwarf.TagStructType, dwarf.TagSubroutineType, dwarf.TagTypedef, dwarf.TagUnionType,
+		dwarf.TagUnspecifiedParameters, dwarf.TagInheritance, dwarf.TagPtrToMemberType, dwarf.TagSubrangeType, dwarf.TagBaseType, dwarf.TagConstType,
+		dwarf.TagEnumerator, dwarf.TagVolatileType, dwarf.TagRestrictType, dwarf.TagUnspecifiedType, dwarf.TagRvalueReferenceType, dwarf.TagAtomicType,
+		dwarf.TagLLVMAnnotation, dwarf.TagGNUAnnotation:
 		return true
 	}
 	return false

@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf"
 	"github.com/gobtf/gobtf/internal/dwarf/die"
 )
 
@@ -130,7 +131,7 @@ func abiFor(m elf.Machine) abiRegs {
 	}
 	set := func(regs ...int16) {
 		for i, r := range regs {
-			a.regs[i] = opReg0 + r
+			a.regs[i] = int16(dwarf.OpReg0) + r
 		}
 	}
 	switch m {

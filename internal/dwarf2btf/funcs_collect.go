@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf"
 	"github.com/gobtf/gobtf/internal/dwarf/die"
 )
 
@@ -92,7 +93,7 @@ type fparam struct {
 	idx      int32
 	unit     int32 // index in funcUnit.units, for its location lists
 
-	locForm  die.Form
+	locForm  dwarf.Form
 	locVal   uint64
 	locData  []byte
 	hasLoc   bool
@@ -188,17 +189,6 @@ func (s *funcScratch) endWalk() error {
 	return nil
 }
 
-// DWARF attributes, tags and constants the function walk reads.
-const (
-	atLowPC              = 0x11
-	atInline             = 0x20
-	atAbstractOrigin     = 0x31
-	atCallingConvention  = 0x36
-	atGNUAnnotation      = 0x2139
-	ccNocall             = 0x03 // DW_CC_nocall (0x05 is DW_CC_pass_by_value)
-	tagInlinedSubroutine = 0x1d
-)
-
 // fnFrame is an open DIE of the walk.
 type fnFrame struct {
 	depth int
@@ -211,12 +201,12 @@ type fnFrame struct {
 func (s *funcScratch) walk(u *funcUnit) error {
 	r := u.data.NewReader()
 	r.SetLazyStrings(true) // strings are read with Field.Str only
-	r.SetFilter(funcWalkKeeps, func(uint32) bool { return true })
+	r.SetFilter(funcWalkKeeps, func(dwarf.Tag) bool { return true })
 	s.reader = r
 	s.declTags = u.opts.Features.DeclTag
 	for k := range u.units {
 		r.Seek(&u.units[k])
-		s.unit, s.cUnit = int32(k), isCLanguage(u.units[k].Language)
+		s.unit, s.cUnit = int32(k), isC(u.units[k].Language)
 		if err := s.walkUnit(u, r); err != nil {
 			return err
 		}
@@ -289,10 +279,10 @@ func (s *funcScratch) visit(e *die.Entry) error {
 	switch {
 	case e.Children && skipsFuncs(e.Tag, s.cUnit):
 		s.skipping, s.skipDepth = true, e.Depth
-	case e.Tag == tagSubprogram:
+	case e.Tag == dwarf.TagSubprogram:
 		s.subs = append(s.subs, subprogFrom(e))
 		f.kind, f.idx = 1, int32(len(s.subs)-1)
-	case e.Tag == tagFormalParameter && parent.kind == 1:
+	case e.Tag == dwarf.TagFormalParameter && parent.kind == 1:
 		fn := &s.subs[parent.idx]
 		p := paramFrom(e)
 		p.fn, p.idx, p.unit = parent.idx, fn.n, s.unit
@@ -302,9 +292,9 @@ func (s *funcScratch) visit(e *die.Entry) error {
 		fn.n++
 		s.params = append(s.params, p)
 		f.kind, f.idx = 2, int32(len(s.params)-1)
-	case e.Tag == tagUnspecifiedParams && parent.kind == 1:
+	case e.Tag == dwarf.TagUnspecifiedParameters && parent.kind == 1:
 		s.subs[parent.idx].unspec = true
-	case e.Tag == tagLLVMAnnotation || e.Tag == tagGNUAnnotation:
+	case e.Tag == dwarf.TagLLVMAnnotation || e.Tag == dwarf.TagGNUAnnotation:
 		if s.declTags && parent.kind != 0 {
 			fn, comp := parent.idx, int32(-1)
 			if parent.kind == 2 {
@@ -324,9 +314,9 @@ func (s *funcScratch) visit(e *die.Entry) error {
 // readsFields reports whether funcScratch.visit may read the attributes of
 // a DIE with the given tag, outside the subtrees it passes over: those of
 // subprograms, parameters and annotations.
-func readsFields(tag uint32) bool {
+func readsFields(tag dwarf.Tag) bool {
 	switch tag {
-	case tagSubprogram, tagFormalParameter, tagLLVMAnnotation, tagGNUAnnotation:
+	case dwarf.TagSubprogram, dwarf.TagFormalParameter, dwarf.TagLLVMAnnotation, dwarf.TagGNUAnnotation:
 		return true
 	}
 	return false
@@ -337,9 +327,9 @@ func readsFields(tag uint32) bool {
 // (locals, lexical blocks, inlined calls, call sites, ...) are stepped over
 // unread, keeping only their place in the tree. Below the unit DIE, the tag
 // alone decides.
-func funcWalkKeeps(tag, _ uint32, depth int) bool {
+func funcWalkKeeps(tag, _ dwarf.Tag, depth int) bool {
 	switch tag {
-	case tagSubprogram, tagFormalParameter, tagUnspecifiedParams, tagLLVMAnnotation, tagGNUAnnotation:
+	case dwarf.TagSubprogram, dwarf.TagFormalParameter, dwarf.TagUnspecifiedParameters, dwarf.TagLLVMAnnotation, dwarf.TagGNUAnnotation:
 		return true
 	}
 	// Types whose subtrees skipsFuncs steps over are read for their
@@ -352,24 +342,18 @@ func funcWalkKeeps(tag, _ uint32, depth int) bool {
 // annotations): those of enumerations, arrays and subroutine types never do
 // (parameters of a subroutine type are not a function's), and in C, where no
 // function is defined inside a type, neither do those of structs and unions.
-func skipsFuncs(tag uint32, cUnit bool) bool {
+func skipsFuncs(tag dwarf.Tag, cUnit bool) bool {
 	switch tag {
-	case tagEnumerationType, tagArrayType, tagSubroutineType:
+	case dwarf.TagEnumerationType, dwarf.TagArrayType, dwarf.TagSubroutineType:
 		return true
-	case tagStructureType, tagUnionType:
+	case dwarf.TagStructType, dwarf.TagUnionType:
 		return cUnit
 	}
 	return false
 }
 
-// isCLanguage reports whether a DW_AT_language value is a version of C.
-func isCLanguage(lang uint64) bool {
-	switch lang {
-	case 0x01, 0x02, 0x0c, 0x1d, 0x2c: // DW_LANG_C89, C, C99, C11, C17
-		return true
-	}
-	return false
-}
+// isC reports whether a DW_AT_language value is a version of C.
+func isC(lang uint64) bool { return lang <= 0xffff && dwarf.Lang(lang).IsC() }
 
 // closeFrame finishes a subprogram or parameter whose children have been
 // read: gcc-style annotations chained from it come last, and a subprogram
@@ -399,9 +383,9 @@ func (s *funcScratch) addAnnot(e *die.Entry, fn, comp int32) {
 	var name, value string
 	for i := range e.Fields {
 		switch f := &e.Fields[i]; f.Attr {
-		case atName:
+		case dwarf.AttrName:
 			name = f.Str()
-		case atConstValue:
+		case dwarf.AttrConstValue:
 			value = f.Str()
 		}
 	}
@@ -418,12 +402,12 @@ func (s *funcScratch) annotChain(off uint64, fn, comp int32) error {
 		if err := s.reader.EntryAt(die.SecInfo, off, &s.entry); err != nil {
 			return fmt.Errorf("functions: annotation at %#x: %w", off, err)
 		}
-		if s.entry.Tag != tagGNUAnnotation {
+		if s.entry.Tag != dwarf.TagGNUAnnotation {
 			return nil
 		}
 		s.addAnnot(&s.entry, fn, comp)
 		off = 0
-		if f := s.entry.Field(atGNUAnnotation); f != nil && f.IsRef() {
+		if f := s.entry.Field(dwarf.AttrGNUAnnotation); f != nil && f.IsRef() {
 			off = f.Val
 		}
 	}
@@ -435,30 +419,30 @@ func subprogFrom(e *die.Entry) subprog {
 	for i := range e.Fields {
 		f := &e.Fields[i]
 		switch f.Attr {
-		case atName:
+		case dwarf.AttrName:
 			sp.name = *f
-		case atAbstractOrigin:
+		case dwarf.AttrAbstractOrigin:
 			sp.hasOrigin = true
 			if f.IsRef() {
 				sp.origin = f.Val
 			}
-		case atSpecification:
+		case dwarf.AttrSpecification:
 			if f.IsRef() {
 				sp.spec = f.Val
 			}
-		case atType:
+		case dwarf.AttrType:
 			if f.IsRef() {
 				sp.typ = f.Val
 			}
-		case atLowPC:
+		case dwarf.AttrLowpc:
 			sp.lowPC = f.Val
-		case atDeclaration:
+		case dwarf.AttrDeclaration:
 			sp.decl = true
-		case atInline:
+		case dwarf.AttrInline:
 			sp.inlined = f.Val != 0
-		case atCallingConvention:
-			sp.ccNocall = f.Val == ccNocall
-		case atGNUAnnotation:
+		case dwarf.AttrCallingConvention:
+			sp.ccNocall = f.Val == uint64(dwarf.CCNocall)
+		case dwarf.AttrGNUAnnotation:
 			if f.IsRef() {
 				sp.gnuAnnot = f.Val
 			}
@@ -472,22 +456,22 @@ func paramFrom(e *die.Entry) fparam {
 	for i := range e.Fields {
 		f := &e.Fields[i]
 		switch f.Attr {
-		case atName:
+		case dwarf.AttrName:
 			p.name = *f
-		case atType:
+		case dwarf.AttrType:
 			if f.IsRef() {
 				p.typ, p.hasType = f.Val, true
 			}
-		case atAbstractOrigin:
+		case dwarf.AttrAbstractOrigin:
 			if f.IsRef() {
 				p.origin = f.Val
 			}
-		case atLocation:
+		case dwarf.AttrLocation:
 			p.hasLoc = true
 			p.locForm, p.locVal, p.locData = f.Form, f.Val, f.Data
-		case atConstValue:
+		case dwarf.AttrConstValue:
 			p.hasConst = true
-		case atGNUAnnotation:
+		case dwarf.AttrGNUAnnotation:
 			if f.IsRef() {
 				p.gnuAnnot = f.Val
 			}
@@ -620,7 +604,7 @@ func (s *funcScratch) resolveOrigins() {
 
 // named reports whether a subprogram's or parameter's name field was set
 // (a DIE's DW_AT_name, possibly an empty string).
-func named(f *die.Field) bool { return f.Attr == atName }
+func named(f *die.Field) bool { return f.Attr == dwarf.AttrName }
 
 // funcName returns a subprogram's name attribute: its own, else its
 // abstract origin's, else its specification's; nil when it has none.

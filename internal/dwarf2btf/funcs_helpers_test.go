@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf"
 	"github.com/gobtf/gobtf/internal/dwarf/die"
 )
 
@@ -59,7 +60,7 @@ func convertWithFuncs(t testing.TB, path string, opts *Options) *btf.Spec {
 		if err != nil {
 			t.Fatalf("unit %d: %v", i, err)
 		}
-		if opts.Languages.Skips(uint16(lang)) || units[i].Tag != die.TagCompileUnit {
+		if opts.Languages.Skips(uint16(lang)) || units[i].Tag != dwarf.TagCompileUnit {
 			continue
 		}
 		c.enumSignedness()

@@ -10,7 +10,8 @@ import (
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
-	"github.com/gobtf/gobtf/internal/dwarf/die"
+	"github.com/gobtf/gobtf/internal/dwarf"
+	"github.com/gobtf/gobtf/internal/dwarf/loc"
 	"github.com/gobtf/gobtf/internal/elfio"
 )
 
@@ -174,35 +175,35 @@ func TestKfuncName(t *testing.T) {
 // parameter__decode_location does.
 func TestParamLocations(t *testing.T) {
 	const (
-		rdi = opReg0 + 5
-		rsi = opReg0 + 4
+		rdi = dwarf.OpReg0 + 5
+		rsi = dwarf.OpReg0 + 4
 	)
-	r := &locReader{order: binary.LittleEndian, addrSize: 8, offSize: 4, version: 5}
+	r := &locReader{u: loc.Unit{Order: binary.LittleEndian, AddrSize: 8, OffSize: 4, Version: 5}}
 	for _, tc := range []struct {
 		name     string
 		entries  [][]byte // location list entries
 		typeSize int
 		want     paramLoc
 	}{
-		{"register", [][]byte{{rdi}}, 8, paramLoc{reg: rdi}},
-		{"register later entry ignored", [][]byte{{0x91, 0x10}, {rdi}}, 8, paramLoc{reg: regUnknown, stack: true}},
-		{"breg needs stack_value", [][]byte{{opBreg0 + 5, 0}}, 8, paramLoc{reg: regUnknown}},
-		{"breg computed value", [][]byte{{opBreg0 + 5, 0, opStackValue}}, 8, paramLoc{reg: rdi}},
-		{"breg with ops and stack_value", [][]byte{{opBreg0 + 4, 1, 0x1a, opStackValue}}, 8, paramLoc{reg: rsi}},
-		{"constant", [][]byte{{opLit0 + 3, opStackValue}}, 4, paramLoc{reg: regUnknown, constVal: true}},
-		{"constu then more", [][]byte{{opConstu, 0x80, 0x01, opLit0, 0x22, opStackValue}}, 4, paramLoc{reg: regUnknown, constVal: true}},
-		{"entry value in a later entry", [][]byte{{0x91, 8}, {opEntryValue, 1, rsi, opStackValue}}, 8, paramLoc{reg: rsi, stack: true}},
-		{"GNU entry value", [][]byte{{opGNUEntryValue, 1, rdi, opStackValue}}, 8, paramLoc{reg: rdi}},
-		{"empty first entry counts", [][]byte{{}, {rdi}}, 8, paramLoc{reg: regUnknown}},
-		{"small piece", [][]byte{{rdi, opPiece, 4}}, 4, paramLoc{reg: rdi}},
-		{"two-register aggregate", [][]byte{{rdi, opPiece, 8, rsi, opPiece, 8}}, 16, paramLoc{reg: rdi, first: 1, second: 1}},
-		{"second half only", [][]byte{{opPiece, 8, rsi, opPiece, 4}}, 16, paramLoc{reg: rsi, second: 1}},
-		{"unknown op ends the list", [][]byte{{0xee}, {rdi}}, 8, paramLoc{reg: regUnknown}},
+		{"register", [][]byte{{byte(rdi)}}, 8, paramLoc{reg: int16(rdi)}},
+		{"register later entry ignored", [][]byte{{0x91, 0x10}, {byte(rdi)}}, 8, paramLoc{reg: regUnknown, stack: true}},
+		{"breg needs stack_value", [][]byte{{byte(dwarf.OpBreg0 + 5), 0}}, 8, paramLoc{reg: regUnknown}},
+		{"breg computed value", [][]byte{{byte(dwarf.OpBreg0 + 5), 0, byte(dwarf.OpStackValue)}}, 8, paramLoc{reg: int16(rdi)}},
+		{"breg with ops and stack_value", [][]byte{{byte(dwarf.OpBreg0 + 4), 1, 0x1a, byte(dwarf.OpStackValue)}}, 8, paramLoc{reg: int16(rsi)}},
+		{"constant", [][]byte{{byte(dwarf.OpLit0 + 3), byte(dwarf.OpStackValue)}}, 4, paramLoc{reg: regUnknown, constVal: true}},
+		{"constu then more", [][]byte{{byte(dwarf.OpConstu), 0x80, 0x01, byte(dwarf.OpLit0), 0x22, byte(dwarf.OpStackValue)}}, 4, paramLoc{reg: regUnknown, constVal: true}},
+		{"entry value in a later entry", [][]byte{{0x91, 8}, {byte(dwarf.OpEntryValue), 1, byte(rsi), byte(dwarf.OpStackValue)}}, 8, paramLoc{reg: int16(rsi), stack: true}},
+		{"GNU entry value", [][]byte{{byte(dwarf.OpGNUEntryValue), 1, byte(rdi), byte(dwarf.OpStackValue)}}, 8, paramLoc{reg: int16(rdi)}},
+		{"empty first entry counts", [][]byte{{}, {byte(rdi)}}, 8, paramLoc{reg: regUnknown}},
+		{"small piece", [][]byte{{byte(rdi), byte(dwarf.OpPiece), 4}}, 4, paramLoc{reg: int16(rdi)}},
+		{"two-register aggregate", [][]byte{{byte(rdi), byte(dwarf.OpPiece), 8, byte(rsi), byte(dwarf.OpPiece), 8}}, 16, paramLoc{reg: int16(rdi), first: 1, second: 1}},
+		{"second half only", [][]byte{{byte(dwarf.OpPiece), 8, byte(rsi), byte(dwarf.OpPiece), 4}}, 16, paramLoc{reg: int16(rsi), second: 1}},
+		{"unknown op ends the list", [][]byte{{0xee}, {byte(rdi)}}, 8, paramLoc{reg: regUnknown}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := paramLoc{reg: regUnknown}
 			for n, e := range tc.entries {
-				ops, ok := r.parse(e, nil)
+				ops, ok := r.u.Parse(e, nil)
 				if !ok {
 					break
 				}
@@ -212,30 +213,6 @@ func TestParamLocations(t *testing.T) {
 				t.Errorf("got %+v, want %+v", got, tc.want)
 			}
 		})
-	}
-}
-
-// TestLoclists walks DWARF 5 location lists of every entry kind.
-func TestLoclists(t *testing.T) {
-	list := []byte{
-		0x09, 1, 2, // GNU view pair
-		0x01, 3, // base_addressx
-		0x04, 0x10, 0x20, 1, 0x55, // offset_pair: reg5
-		0x03, 4, 8, 2, 0x91, 0x10, // startx_length: fbreg
-		0x07, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0x30, // start_end: lit0
-		0x08, 1, 0, 0, 0, 0, 0, 0, 0, 5, 0, // start_length: empty
-		0x06, 0, 0, 0, 0, 0, 0, 0, 0, // base_address
-		0x05, 1, 0x54, // default_location: reg4
-		0x00,
-		0x04, 0, 1, 1, 0x53, // after the end
-	}
-	r := &locReader{order: binary.LittleEndian, addrSize: 8, offSize: 4, version: 5}
-	r.secs = &die.Sections{LocLists: list}
-	var got [][]byte
-	r.walkLoclists(0, func(e []byte) bool { got = append(got, e); return true })
-	want := [][]byte{{0x55}, {0x91, 0x10}, {0x30}, {}, {0x54}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("entries %v, want %v", got, want)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 
+	"github.com/gobtf/gobtf/internal/dwarf"
 	"github.com/gobtf/gobtf/internal/dwarf/die"
 )
 
@@ -38,7 +39,7 @@ func mergeUnits(f *elf.File, d *die.Data) bool {
 	}
 	units := d.Units()
 	for i := range units {
-		if units[i].UsesForm(die.FormRefAddr) {
+		if units[i].UsesForm(dwarf.FormRefAddr) {
 			return true
 		}
 	}

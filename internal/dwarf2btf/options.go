@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf"
 )
 
 // Features selects what the encoder emits. The fields read positively ("emit
@@ -226,19 +227,19 @@ func (f LanguageFilter) Skips(lang uint16) bool {
 	return in == f.Exclude
 }
 
-// langMipsAssembler is DW_LANG_Mips_Assembler, which pahole calls "asm".
-const langMipsAssembler = 0x8001
-
-// langNames are pahole's names for the DW_LANG_* codes, indexed by code.
-var langNames = [...]string{
-	0x01: "c89", 0x02: "c", 0x03: "ada83", 0x04: "c++", 0x05: "cobol74",
-	0x06: "cobol85", 0x07: "fortran77", 0x08: "fortran90", 0x09: "pascal83",
-	0x0a: "modula2", 0x0b: "java", 0x0c: "c99", 0x0d: "ada95", 0x0e: "fortran95",
-	0x0f: "pli", 0x10: "objc", 0x11: "objc++", 0x12: "upc", 0x13: "d",
-	0x14: "python", 0x15: "opencl", 0x16: "go", 0x17: "modula3", 0x18: "haskell",
-	0x19: "c++03", 0x1a: "c++11", 0x1b: "ocaml", 0x1c: "rust", 0x1d: "c11",
-	0x1e: "swift", 0x1f: "julia", 0x20: "dylan", 0x21: "c++14", 0x22: "fortran03",
-	0x23: "fortran08", 0x24: "renderscript", 0x25: "bliss",
+// langNames are pahole's names for the DW_LANG_* codes.
+var langNames = map[dwarf.Lang]string{
+	dwarf.LangC89: "c89", dwarf.LangC: "c", dwarf.LangAda83: "ada83", dwarf.LangCPlusPlus: "c++",
+	dwarf.LangCobol74: "cobol74", dwarf.LangCobol85: "cobol85", dwarf.LangFortran77: "fortran77",
+	dwarf.LangFortran90: "fortran90", dwarf.LangPascal83: "pascal83", dwarf.LangModula2: "modula2",
+	dwarf.LangJava: "java", dwarf.LangC99: "c99", dwarf.LangAda95: "ada95", dwarf.LangFortran95: "fortran95",
+	dwarf.LangPLI: "pli", dwarf.LangObjC: "objc", dwarf.LangObjCPlusPlus: "objc++", dwarf.LangUPC: "upc",
+	dwarf.LangD: "d", dwarf.LangPython: "python", dwarf.LangOpenCL: "opencl", dwarf.LangGo: "go",
+	dwarf.LangModula3: "modula3", dwarf.LangHaskell: "haskell", dwarf.LangCPlusPlus03: "c++03",
+	dwarf.LangCPlusPlus11: "c++11", dwarf.LangOCaml: "ocaml", dwarf.LangRust: "rust", dwarf.LangC11: "c11",
+	dwarf.LangSwift: "swift", dwarf.LangJulia: "julia", dwarf.LangDylan: "dylan", dwarf.LangCPlusPlus14: "c++14",
+	dwarf.LangFortran03: "fortran03", dwarf.LangFortran08: "fortran08", dwarf.LangRenderScript: "renderscript",
+	dwarf.LangBLISS: "bliss",
 }
 
 // ParseLanguages turns a comma-separated list of language names ("c,rust",
@@ -257,10 +258,10 @@ func ParseLanguages(list string) ([]uint16, error) {
 
 func langID(name string) (uint16, bool) {
 	if strings.EqualFold(name, "asm") {
-		return langMipsAssembler, true
+		return uint16(dwarf.LangMipsAssembler), true
 	}
 	for id, n := range langNames {
-		if n != "" && strings.EqualFold(n, name) {
+		if strings.EqualFold(n, name) {
 			return uint16(id), true
 		}
 	}

@@ -5,12 +5,14 @@ package dwarf2btf
 // ELF reader, which makes it the tests' reference for them.
 
 import (
-	"debug/dwarf"
+	stddwarf "debug/dwarf"
 	"debug/elf"
 	"fmt"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf"
 	"github.com/gobtf/gobtf/internal/dwarf/die"
+	"github.com/gobtf/gobtf/internal/dwarf/loc"
 	"github.com/gobtf/gobtf/internal/elfio"
 )
 
@@ -23,7 +25,7 @@ func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading DWARF: %w", err)
 	}
-	var units []dwarf.Offset
+	var units []stddwarf.Offset
 	r := d.Reader()
 	for {
 		e, err := r.Next()
@@ -99,13 +101,13 @@ func stdSymbols(f *elf.File) ([]elfio.Symbol, error) {
 // slow (an allocation per DIE) but independent of gobtf's own decoder, which
 // makes it a reference to test that decoder's digests against.
 type stdStream struct {
-	r     *dwarf.Reader
+	r     *stddwarf.Reader
 	depth int
 	done  bool
 }
 
 // newStdStream positions a reader on the unit at off.
-func newStdStream(d *dwarf.Data, off dwarf.Offset) *stdStream {
+func newStdStream(d *stddwarf.Data, off stddwarf.Offset) *stdStream {
 	r := d.Reader()
 	r.Seek(off)
 	return &stdStream{r: r}
@@ -144,16 +146,16 @@ func (s *stdStream) next(d *digest) (int, bool, error) {
 
 // fillDigest copies the attributes the converter reads from a debug/dwarf
 // entry.
-func fillDigest(d *digest, e *dwarf.Entry) {
+func fillDigest(d *digest, e *stddwarf.Entry) {
 	d.off = uint64(e.Offset)
-	d.tag = uint32(e.Tag)
+	d.tag = e.Tag
 	d.children = e.Children
 	for _, f := range e.Field {
 		switch f.Attr {
 		case dwarf.AttrName:
 			d.name, _ = f.Val.(string)
 		case dwarf.AttrType:
-			if o, ok := f.Val.(dwarf.Offset); ok {
+			if o, ok := f.Val.(stddwarf.Offset); ok {
 				d.typ, d.hasTyp = uint64(o), true
 			}
 		case dwarf.AttrByteSize:
@@ -169,7 +171,7 @@ func fillDigest(d *digest, e *dwarf.Entry) {
 			case int64:
 				d.memberLoc, d.hasMemberLoc = uint64(v), true
 			case []byte:
-				d.memberLoc, d.hasMemberLoc = plusUconst(v), true
+				d.memberLoc, d.hasMemberLoc = loc.PlusUconst(v), true
 			}
 		case dwarf.AttrBitOffset:
 			d.bitOffset = uint64(asInt(f.Val))
@@ -193,7 +195,7 @@ func fillDigest(d *digest, e *dwarf.Entry) {
 		case dwarf.AttrDeclaration:
 			d.declaration, _ = f.Val.(bool)
 		case dwarf.AttrSpecification:
-			if o, ok := f.Val.(dwarf.Offset); ok {
+			if o, ok := f.Val.(stddwarf.Offset); ok {
 				d.specification = uint64(o)
 			}
 		case dwarf.AttrExternal:
@@ -208,8 +210,8 @@ func fillDigest(d *digest, e *dwarf.Entry) {
 			d.language = uint64(asInt(f.Val))
 		case dwarf.AttrProducer:
 			d.producer, _ = f.Val.(string)
-		case atGNUAnnotation:
-			if o, ok := f.Val.(dwarf.Offset); ok {
+		case dwarf.AttrGNUAnnotation:
+			if o, ok := f.Val.(stddwarf.Offset); ok {
 				d.gnuAnnot = uint64(o)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf"
 )
 
 // Type conversion happens in two steps per compilation unit.
@@ -131,7 +132,7 @@ type cuTypes struct {
 	paramStack  []paramRec
 	tagStack    []int // record indexes of a pointer's TYPE_TAG children
 
-	unitTag  uint32      // the unit DIE's tag
+	unitTag  dwarf.Tag   // the unit DIE's tag
 	clang    bool        // the unit's producer is clang
 	fscratch funcScratch // function collection's buffers, reused across units
 
@@ -299,11 +300,11 @@ func (c *cuTypes) baseType(d *digest) {
 	name := d.nm()
 	size := d.byteSize
 	switch {
-	case d.encoding == ateSigned || d.encoding == ateSignedChar:
+	case d.encoding == uint64(dwarf.EncSigned) || d.encoding == uint64(dwarf.EncSignedChar):
 		r.enc = btf.IntSigned
-	case d.encoding == ateBoolean:
+	case d.encoding == uint64(dwarf.EncBoolean):
 		r.enc = btf.IntBool
-	case (d.encoding == ateFloat || d.encoding == ateComplexFloat) && c.opts.Features.Float:
+	case (d.encoding == uint64(dwarf.EncFloat) || d.encoding == uint64(dwarf.EncComplexFloat)) && c.opts.Features.Float:
 		// pahole refuses complex floats here; a FLOAT of the full size is
 		// what the kernel can take, so gobtf keeps going with that.
 		r.kind = btf.KindFloat

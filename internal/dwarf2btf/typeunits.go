@@ -1,6 +1,7 @@
 package dwarf2btf
 
 import (
+	"github.com/gobtf/gobtf/internal/dwarf"
 	"github.com/gobtf/gobtf/internal/dwarf/die"
 )
 
@@ -35,7 +36,7 @@ type tuWalk struct {
 // newTUWalk returns the walk of d's type units for unit home, whose reader
 // reads as the unit's reader does (lazy strings, the filter keep). When
 // home is a type unit itself, it is not walked again.
-func newTUWalk(d *die.Data, home *die.Unit, keep func(tag, parent uint32, depth int) bool, fixed func(tag uint32) bool) *tuWalk {
+func newTUWalk(d *die.Data, home *die.Unit, keep func(tag, parent dwarf.Tag, depth int) bool, fixed func(tag dwarf.Tag) bool) *tuWalk {
 	r := d.NewReader()
 	r.SetLazyStrings(true)
 	r.SetFilter(keep, fixed)
@@ -73,7 +74,7 @@ func (t *tuWalk) rewrite(e *die.Entry) {
 	for i := range e.Fields {
 		f := &e.Fields[i]
 		switch {
-		case f.Form == die.FormRefSig8:
+		case f.Form == dwarf.FormRefSig8:
 			sec, off, ok := t.d.TypeBySignature(f.Val)
 			if !ok {
 				continue
@@ -89,7 +90,7 @@ func (t *tuWalk) rewrite(e *die.Entry) {
 			if sec == die.SecTypes {
 				off |= tuTag
 			}
-			f.Form, f.Val = die.FormRefAddr, off
+			f.Form, f.Val = dwarf.FormRefAddr, off
 		case inTypes && f.IsRef():
 			f.Val |= tuTag
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf/loc"
 	"github.com/gobtf/gobtf/internal/elfio"
 )
 
@@ -122,60 +123,9 @@ func (c *cuTypes) variable(d *digest) {
 	v := varRec{off: d.off, name: d.nm(), ref: d.typ, spec: d.specification, external: d.external,
 		decl: d.declaration, artif: d.artificial}
 	if !d.declaration {
-		v.addr, v.isStatic = staticAddress(d.location, c.addrSize, c.littleEndian, c.addrx)
+		v.addr, v.isStatic = loc.StaticAddress(d.location, int(c.addrSize), c.littleEndian, c.addrx)
 	}
 	c.vars = append(c.vars, v)
-}
-
-// staticAddress decodes a location that is a static address: DW_OP_addr A
-// or DW_OP_addrx I (resolved through addrx, the unit's .debug_addr table),
-// optionally followed by DW_OP_plus_uconst N.
-func staticAddress(expr []byte, addrSize uint32, littleEndian bool, addrx func(uint64) (uint64, bool)) (uint64, bool) {
-	const opAddr, opAddrx, opPlusUconst = 0x03, 0xa1, 0x23
-	var a uint64
-	var rest []byte
-	switch {
-	case len(expr) >= 1+int(addrSize) && expr[0] == opAddr:
-		for k := 0; k < int(addrSize); k++ {
-			i := 1 + k
-			if littleEndian {
-				i = int(addrSize) - k
-			}
-			a = a<<8 | uint64(expr[i])
-		}
-		rest = expr[1+addrSize:]
-	case len(expr) >= 2 && expr[0] == opAddrx && addrx != nil:
-		idx, n := uleb(expr[1:])
-		if n == 0 {
-			return 0, false
-		}
-		var ok bool
-		if a, ok = addrx(idx); !ok {
-			return 0, false
-		}
-		rest = expr[1+n:]
-	default:
-		return 0, false
-	}
-	if len(rest) > 1 && rest[0] == opPlusUconst {
-		a += plusUconst(rest)
-	}
-	return a, true
-}
-
-// uleb decodes an unsigned LEB128 number and returns it with its length (0
-// if b ends first).
-func uleb(b []byte) (uint64, int) {
-	var v uint64
-	for i, x := range b {
-		if i < 10 {
-			v |= uint64(x&0x7f) << (7 * i)
-		}
-		if x&0x80 == 0 {
-			return v, i + 1
-		}
-	}
-	return 0, 0
 }
 
 // emitVars appends the unit's VARs (and their DECL_TAGs) to its Spec and
@@ -351,24 +301,4 @@ func appendDatasecs(s *btf.Spec, e *elfInfo, entries []secEntry) error {
 		i = j
 	}
 	return nil
-}
-
-// plusUconst evaluates the location expressions compilers use for member
-// offsets: DW_OP_plus_uconst N or DW_OP_constu N. Anything else gives 0, as
-// in pahole (which also prints a warning).
-func plusUconst(expr []byte) uint64 {
-	const opConstu, opPlusUconst = 0x10, 0x23
-	if len(expr) == 0 || (expr[0] != opPlusUconst && expr[0] != opConstu) {
-		return 0
-	}
-	var v uint64
-	var shift uint
-	for _, b := range expr[1:] {
-		v |= uint64(b&0x7f) << shift
-		if b&0x80 == 0 {
-			break
-		}
-		shift += 7
-	}
-	return v
 }

@@ -1,11 +1,16 @@
 package die
 
+import (
+	"github.com/gobtf/gobtf/internal/dwarf"
+	"github.com/gobtf/gobtf/internal/dwarf/leb128"
+)
+
 // attrSpec is one attribute of an abbreviation: its name, its form and, for
 // DW_FORM_implicit_const, the index in the table's implicit list of the value
 // stored in the abbreviation itself. Eight bytes: a kernel has millions.
 type attrSpec struct {
-	attr     uint32
-	form     Form
+	attr     dwarf.Attr
+	form     dwarf.Form
 	implicit uint16
 }
 
@@ -16,7 +21,7 @@ const maxImplicit = 1 << 16
 // abbrev describes the DIEs that use one abbreviation code. Its attributes
 // are specs[first : first+n] of the table that holds it.
 type abbrev struct {
-	tag      uint32
+	tag      dwarf.Tag
 	children bool
 	first, n uint32
 
@@ -92,7 +97,7 @@ func parseAbbrevTable(sec []byte, off uint64, sc *abbrevScratch, lean bool) (*ab
 	p := int(off)
 	for {
 		start := p
-		code, np, ok := uleb(sec, p)
+		code, np, ok := leb128.Uint(sec, p)
 		if !ok {
 			return nil, decodeErr(name, p, errTruncated)
 		}
@@ -100,7 +105,7 @@ func parseAbbrevTable(sec []byte, off uint64, sc *abbrevScratch, lean bool) (*ab
 		if code == 0 {
 			break
 		}
-		tag, np, ok := uleb(sec, p)
+		tag, np, ok := leb128.Uint(sec, p)
 		if !ok || np >= len(sec) {
 			return nil, decodeErr(name, p, errTruncated)
 		}
@@ -108,14 +113,14 @@ func parseAbbrevTable(sec []byte, off uint64, sc *abbrevScratch, lean bool) (*ab
 			return nil, decodeErrf(name, start, "tag %#x out of range", tag)
 		}
 		p = np
-		a := abbrev{tag: uint32(tag), children: sec[p] != 0, first: uint32(len(specs))}
+		a := abbrev{tag: dwarf.Tag(tag), children: sec[p] != 0, first: uint32(len(specs))}
 		p++
 		for {
-			at, np, ok := uleb(sec, p)
+			at, np, ok := leb128.Uint(sec, p)
 			if !ok {
 				return nil, decodeErr(name, p, errTruncated)
 			}
-			form, np2, ok := uleb(sec, np)
+			form, np2, ok := leb128.Uint(sec, np)
 			if !ok {
 				return nil, decodeErr(name, np, errTruncated)
 			}
@@ -126,9 +131,9 @@ func parseAbbrevTable(sec []byte, off uint64, sc *abbrevScratch, lean bool) (*ab
 			if at > 0xffffffff || form > 0xffff {
 				return nil, decodeErrf(name, start, "attribute %#x form %#x out of range", at, form)
 			}
-			s := attrSpec{attr: uint32(at), form: Form(form)}
-			if s.form == FormImplicitConst {
-				v, np, ok := sleb(sec, p)
+			s := attrSpec{attr: dwarf.Attr(at), form: dwarf.Form(form)}
+			if s.form == dwarf.FormImplicitConst {
+				v, np, ok := leb128.Int(sec, p)
 				if !ok {
 					return nil, decodeErr(name, p, errTruncated)
 				}
@@ -173,7 +178,7 @@ func parseAbbrevTable(sec []byte, off uint64, sc *abbrevScratch, lean bool) (*ab
 // UsesForm reports whether any abbreviation of u's table has an attribute
 // of form f. pahole asks this of DW_FORM_ref_addr to decide whether units
 // refer into each other.
-func (u *Unit) UsesForm(f Form) bool {
+func (u *Unit) UsesForm(f dwarf.Form) bool {
 	if u.abbrevs == nil {
 		return false
 	}
@@ -189,25 +194,21 @@ func (u *Unit) UsesForm(f Form) bool {
 // attributes no caller reads; attrSpec.implicit holds their total size. It
 // lies outside the forms DWARF defines (up to 0x2c, the GNU ones at
 // 0x1f01-0x1f21), so no attribute read from .debug_abbrev can carry it.
-const formSkip Form = 0xff00
+const formSkip dwarf.Form = 0xff00
 
 // leanSkips reports whether a lean Data steps over attribute attr: the
 // source coordinates of declarations and of inlined calls, GCC's location
 // views, and a few flags and sizes that BTF has no place for. On a kernel
 // they are about two fifths of all attribute values, and nothing in gobtf
 // reads them.
-func leanSkips(attr uint32) bool {
+func leanSkips(attr dwarf.Attr) bool {
 	switch attr {
-	case 0x39, 0x3a, 0x3b, // DW_AT_decl_column, decl_file, decl_line
-		0x57, 0x58, 0x59, // DW_AT_call_column, call_file, call_line
-		0x2137, 0x2138, // DW_AT_GNU_locviews, GNU_entry_view
-		0x12,       // DW_AT_high_pc
-		0x27,       // DW_AT_prototyped
-		0x32,       // DW_AT_accessibility
-		0x7a, 0x7c, // DW_AT_call_all_calls, call_all_tail_calls
-		0x87,           // DW_AT_noreturn
-		0x88,           // DW_AT_alignment
-		0x2116, 0x2117: // DW_AT_GNU_all_tail_call_sites, GNU_all_call_sites
+	case dwarf.AttrDeclColumn, dwarf.AttrDeclFile, dwarf.AttrDeclLine,
+		dwarf.AttrCallColumn, dwarf.AttrCallFile, dwarf.AttrCallLine,
+		dwarf.AttrGNULocviews, dwarf.AttrGNUEntryView,
+		dwarf.AttrHighpc, dwarf.AttrPrototyped, dwarf.AttrAccessibility,
+		dwarf.AttrCallAllCalls, dwarf.AttrCallAllTailCalls, dwarf.AttrNoreturn, dwarf.AttrAlignment,
+		dwarf.AttrGNUAllTailCallSites, dwarf.AttrGNUAllCallSites:
 		return true
 	}
 	return false
@@ -215,21 +216,21 @@ func leanSkips(attr uint32) bool {
 
 // fixedSize returns the size of a value of form f when the form alone fixes
 // it (not the unit's address or offset size), and -1 otherwise.
-func fixedSize(f Form) int {
+func fixedSize(f dwarf.Form) int {
 	switch f {
-	case FormFlagPresent, FormImplicitConst:
+	case dwarf.FormFlagPresent, dwarf.FormImplicitConst:
 		return 0
-	case FormData1, FormRef1, FormFlag, FormStrx1, FormAddrx1:
+	case dwarf.FormData1, dwarf.FormRef1, dwarf.FormFlag, dwarf.FormStrx1, dwarf.FormAddrx1:
 		return 1
-	case FormData2, FormRef2, FormStrx2, FormAddrx2:
+	case dwarf.FormData2, dwarf.FormRef2, dwarf.FormStrx2, dwarf.FormAddrx2:
 		return 2
-	case FormStrx3, FormAddrx3:
+	case dwarf.FormStrx3, dwarf.FormAddrx3:
 		return 3
-	case FormData4, FormRef4, FormStrx4, FormAddrx4, FormRefSup4:
+	case dwarf.FormData4, dwarf.FormRef4, dwarf.FormStrx4, dwarf.FormAddrx4, dwarf.FormRefSup4:
 		return 4
-	case FormData8, FormRef8, FormRefSig8, FormRefSup8:
+	case dwarf.FormData8, dwarf.FormRef8, dwarf.FormRefSig8, dwarf.FormRefSup8:
 		return 8
-	case FormData16:
+	case dwarf.FormData16:
 		return 16
 	}
 	return -1

@@ -3,6 +3,7 @@ package die
 import (
 	"encoding/binary"
 
+	"github.com/gobtf/gobtf/internal/dwarf"
 	"github.com/gobtf/gobtf/internal/testutil/dwarfgen"
 )
 
@@ -14,15 +15,15 @@ import (
 // hAttr is one attribute of a hand-built DIE: its abbreviation entry and its
 // encoded value bytes in .debug_info.
 type hAttr struct {
-	at       uint32
-	form     Form
+	at       dwarf.Attr
+	form     dwarf.Form
 	implicit int64
 	enc      []byte
 }
 
 // hDIE is a hand-built DIE. Each gets its own abbreviation code.
 type hDIE struct {
-	tag   uint32
+	tag   dwarf.Tag
 	attrs []hAttr
 	kids  []hDIE
 }
@@ -32,7 +33,7 @@ type hUnit struct {
 	version  int
 	off64    bool
 	addrSize int
-	unitType byte // DWARF 5 only; 0 means UnitCompile
+	unitType dwarf.UnitType // DWARF 5 only; 0 means dwarf.UTCompile
 	sig      uint64
 	typeOff  uint64 // type units: offset of the type DIE from the header start
 	order    binary.ByteOrder
@@ -47,9 +48,9 @@ var (
 
 // gen returns d as a dwarfgen tree.
 func (d *hDIE) gen() *dwarfgen.DIE {
-	g := &dwarfgen.DIE{Tag: uint64(d.tag)}
+	g := &dwarfgen.DIE{Tag: d.tag}
 	for _, a := range d.attrs {
-		g.Attrs = append(g.Attrs, dwarfgen.Attr{At: uint64(a.at), Form: uint64(a.form), Implicit: a.implicit, Val: a.enc})
+		g.Attrs = append(g.Attrs, dwarfgen.Attr{At: a.at, Form: a.form, Implicit: a.implicit, Val: a.enc})
 	}
 	for i := range d.kids {
 		g.Kids = append(g.Kids, d.kids[i].gen())

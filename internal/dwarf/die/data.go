@@ -9,6 +9,8 @@ import (
 	"encoding/binary"
 	"slices"
 	"unsafe"
+
+	"github.com/gobtf/gobtf/internal/dwarf"
 )
 
 // Sections holds the raw contents of the DWARF sections of one object file,
@@ -56,26 +58,26 @@ func (s *Sections) Fields() [len(SectionNames)]*[]byte {
 // unit's Section.
 type Unit struct {
 	Section      Section
-	Offset       uint64 // offset of the unit header
-	DIEOffset    uint64 // offset of the unit DIE, just after the header
-	End          uint64 // offset just after the unit
-	Version      uint16 // 2 to 5
-	UnitType     uint8  // DW_UT_*; UnitCompile or UnitType before DWARF 5
-	AddrSize     uint8  // size of target addresses
-	OffsetSize   uint8  // 4, or 8 for 64-bit DWARF
-	AbbrevOffset uint64 // offset of the unit's table in .debug_abbrev
-	Signature    uint64 // type units: the type signature; skeleton and split units: the DWO id (DW_AT_GNU_dwo_id before DWARF 5)
-	TypeOffset   uint64 // type units: absolute offset of the type's DIE
+	Offset       uint64         // offset of the unit header
+	DIEOffset    uint64         // offset of the unit DIE, just after the header
+	End          uint64         // offset just after the unit
+	Version      uint16         // 2 to 5
+	UnitType     dwarf.UnitType // DW_UT_*; dwarf.UTCompile or dwarf.UTType before DWARF 5
+	AddrSize     uint8          // size of target addresses
+	OffsetSize   uint8          // 4, or 8 for 64-bit DWARF
+	AbbrevOffset uint64         // offset of the unit's table in .debug_abbrev
+	Signature    uint64         // type units: the type signature; skeleton and split units: the DWO id (DW_AT_GNU_dwo_id before DWARF 5)
+	TypeOffset   uint64         // type units: absolute offset of the type's DIE
 
 	// From the unit DIE.
-	Tag            uint32 // DW_TAG_compile_unit, partial_unit, type_unit, skeleton_unit; 0 if empty
-	StrOffsetsBase uint64 // DW_AT_str_offsets_base
-	AddrBase       uint64 // DW_AT_addr_base (or DW_AT_GNU_addr_base)
-	RngListsBase   uint64 // DW_AT_rnglists_base (or DW_AT_GNU_ranges_base)
-	LocListsBase   uint64 // DW_AT_loclists_base
-	Language       uint64 // DW_AT_language
-	Name           string // DW_AT_name, aliasing section data
-	Producer       string // DW_AT_producer, aliasing section data
+	Tag            dwarf.Tag // DW_TAG_compile_unit, partial_unit, type_unit, skeleton_unit; 0 if empty
+	StrOffsetsBase uint64    // DW_AT_str_offsets_base
+	AddrBase       uint64    // DW_AT_addr_base (or DW_AT_GNU_addr_base)
+	RngListsBase   uint64    // DW_AT_rnglists_base (or DW_AT_GNU_ranges_base)
+	LocListsBase   uint64    // DW_AT_loclists_base
+	Language       uint64    // DW_AT_language
+	Name           string    // DW_AT_name, aliasing section data
+	Producer       string    // DW_AT_producer, aliasing section data
 
 	data    []byte // the unit's section, cut at End
 	abbrevs *abbrevTable
@@ -142,7 +144,7 @@ func NewWith(s *Sections, o Options) (*Data, error) {
 	for _, list := range [][]Unit{d.units, d.tunits} {
 		for i := range list {
 			u := &list[i]
-			if u.UnitType != UnitType && u.UnitType != UnitSplitType {
+			if u.UnitType != dwarf.UTType && u.UnitType != dwarf.UTSplitType {
 				continue
 			}
 			if d.sigs == nil {
@@ -168,7 +170,7 @@ func (d *Data) Units() []Unit { return d.units }
 // only unit i's entry, so goroutines reading other units are not
 // disturbed.
 func (d *Data) Forget(i int) {
-	if u := &d.units[i]; u.UnitType == UnitCompile {
+	if u := &d.units[i]; u.UnitType == dwarf.UTCompile {
 		u.abbrevs = nil
 	}
 }
@@ -253,7 +255,7 @@ func (d *Data) parseUnits(sec Section, b []byte, tables map[uint64]*abbrevTable)
 			if end-h < 2+os {
 				return nil, decodeErr(name, h, errTruncated)
 			}
-			u.UnitType, u.AddrSize = hdr[h], hdr[h+1]
+			u.UnitType, u.AddrSize = dwarf.UnitType(hdr[h]), hdr[h+1]
 			u.AbbrevOffset = uN(hdr, h+2, os, d.le)
 			h += 2 + os
 		} else {
@@ -263,20 +265,20 @@ func (d *Data) parseUnits(sec Section, b []byte, tables map[uint64]*abbrevTable)
 			u.AbbrevOffset = uN(hdr, h, os, d.le)
 			u.AddrSize = hdr[h+os]
 			h += os + 1
-			u.UnitType = UnitCompile
+			u.UnitType = dwarf.UTCompile
 			if sec == SecTypes {
-				u.UnitType = UnitType
+				u.UnitType = dwarf.UTType
 			}
 		}
 		switch u.UnitType {
-		case UnitCompile, UnitPartial:
-		case UnitSkeleton, UnitSplitCompile:
+		case dwarf.UTCompile, dwarf.UTPartial:
+		case dwarf.UTSkeleton, dwarf.UTSplitCompile:
 			if end-h < 8 {
 				return nil, decodeErr(name, h, errTruncated)
 			}
 			u.Signature = u64(hdr, h, d.le)
 			h += 8
-		case UnitType, UnitSplitType:
+		case dwarf.UTType, dwarf.UTSplitType:
 			if end-h < 8+os {
 				return nil, decodeErr(name, h, errTruncated)
 			}
@@ -332,7 +334,7 @@ func (d *Data) readUnitDIE(u *Unit) error {
 		return err
 	}
 	u.Tag = e.Tag
-	if u.UnitType == UnitSplitCompile || u.UnitType == UnitSplitType {
+	if u.UnitType == dwarf.UTSplitCompile || u.UnitType == dwarf.UTSplitType {
 		// Split units have no base attributes: their index tables follow
 		// the DWARF 5 section headers.
 		if u.Version >= 5 {
@@ -343,26 +345,26 @@ func (d *Data) readUnitDIE(u *Unit) error {
 	}
 	for _, f := range e.Fields {
 		switch f.Attr {
-		case AttrStrOffsetsBase:
+		case dwarf.AttrStrOffsetsBase:
 			u.StrOffsetsBase = f.Val
-		case AttrAddrBase, AttrGNUAddrBase:
+		case dwarf.AttrAddrBase, dwarf.AttrGNUAddrBase:
 			u.AddrBase = f.Val
-		case AttrRnglistsBase, AttrGNURangesBase:
+		case dwarf.AttrRnglistsBase, dwarf.AttrGNURangesBase:
 			u.RngListsBase = f.Val
-		case AttrLoclistsBase:
+		case dwarf.AttrLoclistsBase:
 			u.LocListsBase = f.Val
-		case AttrLanguage:
+		case dwarf.AttrLanguage:
 			u.Language = f.Val
-		case AttrGNUDWOID:
+		case dwarf.AttrGNUDWOID:
 			if u.Version < 5 {
 				u.Signature = f.Val
 			}
 		}
 	}
-	if sk := d.sec.Skeleton; sk != nil && (u.UnitType == UnitSplitCompile || u.Version < 5) {
+	if sk := d.sec.Skeleton; sk != nil && (u.UnitType == dwarf.UTSplitCompile || u.Version < 5) {
 		for i := range sk.units {
 			if s := &sk.units[i]; s.Signature == u.Signature && s.Signature != 0 &&
-				(s.UnitType == UnitSkeleton || s.Version < 5) {
+				(s.UnitType == dwarf.UTSkeleton || s.Version < 5) {
 				u.AddrBase = s.AddrBase
 				if u.Version < 5 {
 					u.RngListsBase = s.RngListsBase
@@ -377,9 +379,9 @@ func (d *Data) readUnitDIE(u *Unit) error {
 	}
 	for _, f := range e.Fields {
 		switch f.Attr {
-		case AttrName:
+		case dwarf.AttrName:
 			u.Name = f.Str()
-		case AttrProducer:
+		case dwarf.AttrProducer:
 			u.Producer = f.Str()
 		}
 	}

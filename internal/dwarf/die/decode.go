@@ -3,6 +3,9 @@ package die
 import (
 	"bytes"
 	"errors"
+
+	"github.com/gobtf/gobtf/internal/dwarf"
+	"github.com/gobtf/gobtf/internal/dwarf/leb128"
 )
 
 // maxIndirect bounds chains of DW_FORM_indirect (a form naming another form),
@@ -39,7 +42,7 @@ func (r *Reader) decodeAttrs(u *Unit, a *abbrev, p int, e *Entry) (int, error) {
 		f.Data = nil
 		f.lazy = false
 		form := s.form
-		if form == FormIndirect {
+		if form == dwarf.FormIndirect {
 			if form, p, err = indirect(u, b, p); err != nil {
 				return 0, err
 			}
@@ -47,16 +50,16 @@ func (r *Reader) decodeAttrs(u *Unit, a *abbrev, p int, e *Entry) (int, error) {
 		f.Form = form
 		var v uint64
 		switch form {
-		case FormRef4:
+		case dwarf.FormRef4:
 			if len(b)-p < 4 {
 				return 0, u.trunc(p)
 			}
 			v = u32(b, p, le) + u.Offset
 			p += 4
-			if s.attr == AttrSibling {
+			if s.attr == dwarf.AttrSibling {
 				e.Sibling = v
 			}
-		case FormStrp, FormLineStrp:
+		case dwarf.FormStrp, dwarf.FormLineStrp:
 			if len(b)-p < int(u.OffsetSize) {
 				return 0, u.trunc(p)
 			}
@@ -66,7 +69,7 @@ func (r *Reader) decodeAttrs(u *Unit, a *abbrev, p int, e *Entry) (int, error) {
 				v = u64(b, p, le)
 			}
 			sec, ends := u.d.sec.Str, u.d.strEnds
-			if form == FormLineStrp {
+			if form == dwarf.FormLineStrp {
 				sec, ends = u.d.sec.LineStr, u.d.lineStrEnds
 			}
 			if r.lazy && ends && v < uint64(len(sec)) {
@@ -75,65 +78,65 @@ func (r *Reader) decodeAttrs(u *Unit, a *abbrev, p int, e *Entry) (int, error) {
 				return 0, u.badString(p, form, v)
 			}
 			p += int(u.OffsetSize)
-		case FormData1, FormFlag:
+		case dwarf.FormData1, dwarf.FormFlag:
 			if p >= len(b) {
 				return 0, u.trunc(p)
 			}
 			v = uint64(b[p])
 			p++
-		case FormData2:
+		case dwarf.FormData2:
 			if len(b)-p < 2 {
 				return 0, u.trunc(p)
 			}
 			v = u16(b, p, le)
 			p += 2
-		case FormData4:
+		case dwarf.FormData4:
 			if len(b)-p < 4 {
 				return 0, u.trunc(p)
 			}
 			v = u32(b, p, le)
 			p += 4
-		case FormData8:
+		case dwarf.FormData8:
 			if len(b)-p < 8 {
 				return 0, u.trunc(p)
 			}
 			v = u64(b, p, le)
 			p += 8
-		case FormUdata:
+		case dwarf.FormUdata:
 			var ok bool
-			if v, p, ok = uleb(b, p); !ok {
+			if v, p, ok = leb128.Uint(b, p); !ok {
 				return 0, u.trunc(p)
 			}
-		case FormSdata:
-			sv, np, ok := sleb(b, p)
+		case dwarf.FormSdata:
+			sv, np, ok := leb128.Int(b, p)
 			if !ok {
 				return 0, u.trunc(p)
 			}
 			v, p = uint64(sv), np
-		case FormImplicitConst:
+		case dwarf.FormImplicitConst:
 			v = uint64(u.abbrevs.implicit[s.implicit])
-		case FormFlagPresent:
+		case dwarf.FormFlagPresent:
 			v = 1
-		case FormRef1, FormRef2, FormRef8:
-			sz := 1 << (form - FormRef1)
+		case dwarf.FormRef1, dwarf.FormRef2, dwarf.FormRef8:
+			sz := 1 << (form - dwarf.FormRef1)
 			if len(b)-p < sz {
 				return 0, u.trunc(p)
 			}
 			v = uN(b, p, sz, le) + u.Offset
 			p += sz
-			if s.attr == AttrSibling {
+			if s.attr == dwarf.AttrSibling {
 				e.Sibling = v
 			}
-		case FormRefUdata:
+		case dwarf.FormRefUdata:
 			var ok bool
-			if v, p, ok = uleb(b, p); !ok {
+			if v, p, ok = leb128.Uint(b, p); !ok {
 				return 0, u.trunc(p)
 			}
 			v += u.Offset
-			if s.attr == AttrSibling {
+			if s.attr == dwarf.AttrSibling {
 				e.Sibling = v
 			}
-		case FormRefAddr:
+		case dwarf.FormRefAddr:
 			sz := int(u.OffsetSize)
 			if u.Version <= 2 {
 				sz = int(u.AddrSize)
@@ -143,46 +146,46 @@ func (r *Reader) decodeAttrs(u *Unit, a *abbrev, p int, e *Entry) (int, error) {
 			}
 			v = uN(b, p, sz, le)
 			p += sz
-		case FormRefSig8:
+		case dwarf.FormRefSig8:
 			if len(b)-p < 8 {
 				return 0, u.trunc(p)
 			}
 			v = u64(b, p, le)
 			p += 8
-		case FormSecOffset:
+		case dwarf.FormSecOffset:
 			if len(b)-p < int(u.OffsetSize) {
 				return 0, u.trunc(p)
 			}
 			v = uN(b, p, int(u.OffsetSize), le)
 			p += int(u.OffsetSize)
-		case FormString:
+		case dwarf.FormString:
 			i := bytes.IndexByte(b[p:], 0)
 			if i < 0 {
 				return 0, u.trunc(p)
 			}
 			v, f.Data = uint64(p), b[p:p+i:p+i]
 			p += i + 1
-		case FormExprloc, FormBlock, FormBlock1, FormBlock2, FormBlock4:
+		case dwarf.FormExprloc, dwarf.FormBlock, dwarf.FormBlock1, dwarf.FormBlock2, dwarf.FormBlock4:
 			if f.Data, p, err = block(u, b, p, form); err != nil {
 				return 0, err
 			}
 			v = uint64(len(f.Data))
-		case FormData16:
+		case dwarf.FormData16:
 			if len(b)-p < 16 {
 				return 0, u.trunc(p)
 			}
 			f.Data = b[p : p+16 : p+16]
 			p += 16
-		case FormAddr:
+		case dwarf.FormAddr:
 			sz := int(u.AddrSize)
 			if len(b)-p < sz {
 				return 0, u.trunc(p)
 			}
 			v = uN(b, p, sz, le)
 			p += sz
-		case FormStrx, FormStrx1, FormStrx2, FormStrx3, FormStrx4,
-			FormAddrx, FormAddrx1, FormAddrx2, FormAddrx3, FormAddrx4,
-			FormLoclistx, FormRnglistx, FormGNUStrIndex, FormGNUAddrIndex:
+		case dwarf.FormStrx, dwarf.FormStrx1, dwarf.FormStrx2, dwarf.FormStrx3, dwarf.FormStrx4,
+			dwarf.FormAddrx, dwarf.FormAddrx1, dwarf.FormAddrx2, dwarf.FormAddrx3, dwarf.FormAddrx4,
+			dwarf.FormLoclistx, dwarf.FormRnglistx, dwarf.FormGNUStrIndex, dwarf.FormGNUAddrIndex:
 			start := p
 			if v, p, err = index(u, b, p, form); err != nil {
 				return 0, err
@@ -192,7 +195,7 @@ func (r *Reader) decodeAttrs(u *Unit, a *abbrev, p int, e *Entry) (int, error) {
 					return 0, decodeErrf(u.Section.String(), start, "%#x form %#x index %d: %w", s.attr, form, v, err)
 				}
 			}
-		case FormStrpSup, FormGNUStrpAlt, FormRefSup4, FormRefSup8, FormGNURefAlt:
+		case dwarf.FormStrpSup, dwarf.FormGNUStrpAlt, dwarf.FormRefSup4, dwarf.FormRefSup8, dwarf.FormGNURefAlt:
 			if v, f.Data, p, err = supForm(u, b, p, form); err != nil {
 				return 0, err
 			}
@@ -226,7 +229,7 @@ func skipAttrsSized(u *Unit, a *abbrev, p int, sz int32) (int, error) {
 	var err error
 	for i := range specs {
 		form := specs[i].form
-		if form == FormIndirect {
+		if form == dwarf.FormIndirect {
 			if form, p, err = indirect(u, b, p); err != nil {
 				return 0, err
 			}
@@ -235,32 +238,32 @@ func skipAttrsSized(u *Unit, a *abbrev, p int, sz int32) (int, error) {
 		// sized by the unit, or stepped over here (sz stays 0).
 		sz := fixedSize(form)
 		switch form {
-		case FormStrp, FormLineStrp, FormSecOffset, FormStrpSup, FormGNURefAlt, FormGNUStrpAlt:
+		case dwarf.FormStrp, dwarf.FormLineStrp, dwarf.FormSecOffset, dwarf.FormStrpSup, dwarf.FormGNURefAlt, dwarf.FormGNUStrpAlt:
 			sz = int(u.OffsetSize)
-		case FormAddr:
+		case dwarf.FormAddr:
 			sz = int(u.AddrSize)
-		case FormRefAddr:
+		case dwarf.FormRefAddr:
 			sz = int(u.OffsetSize)
 			if u.Version <= 2 {
 				sz = int(u.AddrSize)
 			}
 		case formSkip:
 			sz = int(specs[i].implicit)
-		case FormUdata, FormSdata, FormRefUdata, FormStrx, FormAddrx, FormLoclistx, FormRnglistx,
-			FormGNUStrIndex, FormGNUAddrIndex:
+		case dwarf.FormUdata, dwarf.FormSdata, dwarf.FormRefUdata, dwarf.FormStrx, dwarf.FormAddrx, dwarf.FormLoclistx, dwarf.FormRnglistx,
+			dwarf.FormGNUStrIndex, dwarf.FormGNUAddrIndex:
 			sz = 0
 			var ok bool
-			if _, p, ok = uleb(b, p); !ok {
+			if _, p, ok = leb128.Uint(b, p); !ok {
 				return 0, u.trunc(p)
 			}
-		case FormString:
+		case dwarf.FormString:
 			sz = 0
 			i := bytes.IndexByte(b[p:], 0)
 			if i < 0 {
 				return 0, u.trunc(p)
 			}
 			p += i + 1
-		case FormExprloc, FormBlock, FormBlock1, FormBlock2, FormBlock4:
+		case dwarf.FormExprloc, dwarf.FormBlock, dwarf.FormBlock1, dwarf.FormBlock2, dwarf.FormBlock4:
 			sz = 0
 			if _, p, err = block(u, b, p, form); err != nil {
 				return 0, err
@@ -279,32 +282,32 @@ func skipAttrsSized(u *Unit, a *abbrev, p int, sz int32) (int, error) {
 }
 
 // indirect reads the form that a DW_FORM_indirect value names.
-func indirect(u *Unit, b []byte, p int) (Form, int, error) {
+func indirect(u *Unit, b []byte, p int) (dwarf.Form, int, error) {
 	for range maxIndirect {
-		f, np, ok := uleb(b, p)
+		f, np, ok := leb128.Uint(b, p)
 		if !ok {
 			return 0, 0, u.trunc(p)
 		}
 		if f > 0xffff {
 			return 0, 0, decodeErrf(u.Section.String(), p, "indirect form %#x: %w", f, errBadForm)
 		}
-		if p = np; Form(f) != FormIndirect {
-			return Form(f), p, nil
+		if p = np; dwarf.Form(f) != dwarf.FormIndirect {
+			return dwarf.Form(f), p, nil
 		}
 	}
 	return 0, 0, decodeErrf(u.Section.String(), p, "DW_FORM_indirect nested more than %d deep", maxIndirect)
 }
 
 // block returns the block of a block or exprloc form at p.
-func block(u *Unit, b []byte, p int, form Form) ([]byte, int, error) {
+func block(u *Unit, b []byte, p int, form dwarf.Form) ([]byte, int, error) {
 	var n uint64
 	switch form {
-	case FormBlock1, FormBlock2, FormBlock4:
+	case dwarf.FormBlock1, dwarf.FormBlock2, dwarf.FormBlock4:
 		sz := 1
 		switch form {
-		case FormBlock2:
+		case dwarf.FormBlock2:
 			sz = 2
-		case FormBlock4:
+		case dwarf.FormBlock4:
 			sz = 4
 		}
 		if len(b)-p < sz {
@@ -314,7 +317,7 @@ func block(u *Unit, b []byte, p int, form Form) ([]byte, int, error) {
 		p += sz
 	default:
 		var ok bool
-		if n, p, ok = uleb(b, p); !ok {
+		if n, p, ok = leb128.Uint(b, p); !ok {
 			return nil, 0, u.trunc(p)
 		}
 	}
@@ -327,19 +330,19 @@ func block(u *Unit, b []byte, p int, form Form) ([]byte, int, error) {
 
 // index reads the index of an index form (strx*, addrx*, loclistx,
 // rnglistx and their GNU predecessors).
-func index(u *Unit, b []byte, p int, form Form) (uint64, int, error) {
+func index(u *Unit, b []byte, p int, form dwarf.Form) (uint64, int, error) {
 	sz := 0
 	switch form {
-	case FormStrx1, FormAddrx1:
+	case dwarf.FormStrx1, dwarf.FormAddrx1:
 		sz = 1
-	case FormStrx2, FormAddrx2:
+	case dwarf.FormStrx2, dwarf.FormAddrx2:
 		sz = 2
-	case FormStrx3, FormAddrx3:
+	case dwarf.FormStrx3, dwarf.FormAddrx3:
 		sz = 3
-	case FormStrx4, FormAddrx4:
+	case dwarf.FormStrx4, dwarf.FormAddrx4:
 		sz = 4
 	default:
-		v, np, ok := uleb(b, p)
+		v, np, ok := leb128.Uint(b, p)
 		if !ok {
 			return 0, 0, u.trunc(p)
 		}
@@ -366,18 +369,18 @@ var (
 
 // resolve turns the index of an index form into the value it stands for:
 // a string (with its .debug_str offset), an address, or a list offset.
-func (u *Unit) resolve(form Form, idx uint64) (uint64, []byte, error) {
+func (u *Unit) resolve(form dwarf.Form, idx uint64) (uint64, []byte, error) {
 	d := u.d
 	switch form {
-	case FormAddrx, FormAddrx1, FormAddrx2, FormAddrx3, FormAddrx4, FormGNUAddrIndex:
+	case dwarf.FormAddrx, dwarf.FormAddrx1, dwarf.FormAddrx2, dwarf.FormAddrx3, dwarf.FormAddrx4, dwarf.FormGNUAddrIndex:
 		v, ok := entryAt(d.sec.Addr, u.AddrBase, idx, int(u.AddrSize), d.le)
 		if !ok {
 			return idx, nil, indexErr(d.sec.Addr)
 		}
 		return v, nil, nil
-	case FormLoclistx, FormRnglistx:
+	case dwarf.FormLoclistx, dwarf.FormRnglistx:
 		sec, base := d.sec.LocLists, u.LocListsBase
-		if form == FormRnglistx {
+		if form == dwarf.FormRnglistx {
 			sec, base = d.sec.RngLists, u.RngListsBase
 		}
 		v, ok := entryAt(sec, base, idx, int(u.OffsetSize), d.le)
@@ -418,12 +421,12 @@ func entryAt(sec []byte, base, idx uint64, sz int, le bool) (uint64, bool) {
 }
 
 // supForm decodes the forms that point into a supplementary file.
-func supForm(u *Unit, b []byte, p int, form Form) (uint64, []byte, int, error) {
+func supForm(u *Unit, b []byte, p int, form dwarf.Form) (uint64, []byte, int, error) {
 	sz := int(u.OffsetSize)
 	switch form {
-	case FormRefSup4:
+	case dwarf.FormRefSup4:
 		sz = 4
-	case FormRefSup8:
+	case dwarf.FormRefSup8:
 		sz = 8
 	}
 	if len(b)-p < sz {
@@ -435,7 +438,7 @@ func supForm(u *Unit, b []byte, p int, form Form) (uint64, []byte, int, error) {
 		return 0, nil, 0, decodeErrf(u.Section.String(), p, "form %#x %w: %w", form, errSup, ErrUnsupported)
 	}
 	var s []byte
-	if form == FormStrpSup || form == FormGNUStrpAlt {
+	if form == dwarf.FormStrpSup || form == dwarf.FormGNUStrpAlt {
 		if s = cstr(sup.sec.Str, v); s == nil {
 			return 0, nil, 0, u.badString(p, form, v)
 		}
@@ -462,6 +465,6 @@ func (u *Unit) trunc(p int) error {
 	return decodeErr(u.Section.String(), p, errTruncated)
 }
 
-func (u *Unit) badString(p int, form Form, off uint64) error {
+func (u *Unit) badString(p int, form dwarf.Form, off uint64) error {
 	return decodeErrf(u.Section.String(), p, "form %#x string offset %#x out of range or unterminated", form, off)
 }

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/gobtf/gobtf/internal/dwarf"
 )
 
 // TestDwz runs dwz over two builds of the C fixture so that their common
@@ -57,16 +59,16 @@ func TestDwz(t *testing.T) {
 				}
 				for _, f := range e.Fields {
 					switch f.Form {
-					case FormGNUStrpAlt:
+					case dwarf.FormGNUStrpAlt:
 						altNames[f.Str()] = true
-					case FormGNURefAlt:
+					case dwarf.FormGNURefAlt:
 						if err := ar.EntryAt(SecInfo, f.Val, &target); err != nil {
 							t.Fatalf("DIE %#x: alt reference %#x: %v", e.Offset, f.Val, err)
 						}
 						const tagImportedUnit, atImport = 0x3d, 0x18
 						if e.Tag == tagImportedUnit && f.Attr == atImport {
 							imports++
-							if target.Tag != TagPartialUnit || target.Depth != 0 {
+							if target.Tag != dwarf.TagPartialUnit || target.Depth != 0 {
 								t.Errorf("DW_AT_import %#x: tag %#x depth %d, want a partial unit DIE", f.Val, target.Tag, target.Depth)
 							}
 						}
@@ -80,7 +82,7 @@ func TestDwz(t *testing.T) {
 	}
 	partial := 0
 	for _, u := range altData.Units() {
-		if u.Tag == TagPartialUnit {
+		if u.Tag == dwarf.TagPartialUnit {
 			partial++
 		}
 	}

@@ -1,6 +1,10 @@
 package die
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/gobtf/gobtf/internal/dwarf"
+)
 
 // Field is one decoded attribute. How Val and Data are filled depends on the
 // form (after DW_FORM_indirect has been followed; Form is the real form):
@@ -31,8 +35,8 @@ import "bytes"
 // leaves the end of strp and line_strp strings to be found by Str: their
 // Data then runs on past the string, to the end of the section.
 type Field struct {
-	Attr uint32 // DW_AT_*
-	Form Form
+	Attr dwarf.Attr // DW_AT_*
+	Form dwarf.Form
 	lazy bool // Data starts with the string and runs on to the section's end
 	Val  uint64
 	Data []byte
@@ -57,9 +61,9 @@ func (f *Field) Str() string {
 // supplementary files).
 func (f *Field) StrOffset() (off uint64, ok bool) {
 	switch f.Form {
-	case FormStrp:
+	case dwarf.FormStrp:
 		return f.Val, true
-	case FormStrx, FormStrx1, FormStrx2, FormStrx3, FormStrx4, FormGNUStrIndex:
+	case dwarf.FormStrx, dwarf.FormStrx1, dwarf.FormStrx2, dwarf.FormStrx3, dwarf.FormStrx4, dwarf.FormGNUStrIndex:
 		return f.Val, f.Data != nil
 	}
 	return 0, false
@@ -69,7 +73,7 @@ func (f *Field) StrOffset() (off uint64, ok bool) {
 // offset (ref1/2/4/8, ref_udata, ref_addr); Val is then that offset.
 func (f *Field) IsRef() bool {
 	switch f.Form {
-	case FormRef1, FormRef2, FormRef4, FormRef8, FormRefUdata, FormRefAddr:
+	case dwarf.FormRef1, dwarf.FormRef2, dwarf.FormRef4, dwarf.FormRef8, dwarf.FormRefUdata, dwarf.FormRefAddr:
 		return true
 	}
 	return false
@@ -80,12 +84,12 @@ func (f *Field) IsRef() bool {
 // than any before, so decoding into the same Entry allocates nothing in the
 // steady state. Its contents stay valid until the next decode into it.
 type Entry struct {
-	Offset   uint64 // offset of the DIE in its unit's section
-	Tag      uint32 // DW_TAG_*
-	Children bool   // whether children follow
-	Depth    int    // nesting level: 0 for the unit DIE, 1 for its children, ...
-	Sibling  uint64 // DW_AT_sibling's target, 0 when absent
-	Unit     *Unit  // the unit holding the DIE
+	Offset   uint64    // offset of the DIE in its unit's section
+	Tag      dwarf.Tag // DW_TAG_*
+	Children bool      // whether children follow
+	Depth    int       // nesting level: 0 for the unit DIE, 1 for its children, ...
+	Sibling  uint64    // DW_AT_sibling's target, 0 when absent
+	Unit     *Unit     // the unit holding the DIE
 	Fields   []Field
 
 	// AttrPos is the offset in the unit's section (Unit.Bytes) of the
@@ -97,7 +101,7 @@ type Entry struct {
 }
 
 // Field returns the entry's attribute attr, or nil when absent.
-func (e *Entry) Field(attr uint32) *Field {
+func (e *Entry) Field(attr dwarf.Attr) *Field {
 	for i := range e.Fields {
 		if e.Fields[i].Attr == attr {
 			return &e.Fields[i]
@@ -107,7 +111,7 @@ func (e *Entry) Field(attr uint32) *Field {
 }
 
 // Val returns the value of attribute attr and whether it is present.
-func (e *Entry) Val(attr uint32) (uint64, bool) {
+func (e *Entry) Val(attr dwarf.Attr) (uint64, bool) {
 	if f := e.Field(attr); f != nil {
 		return f.Val, true
 	}

@@ -3,18 +3,20 @@ package die
 import (
 	"bytes"
 	"testing"
+
+	"github.com/gobtf/gobtf/internal/dwarf"
 )
 
 // testKeep is the filter checkFilter sets: it keeps the unit DIEs, the DIEs
 // with an even tag, and those whose parent's tag is 3 modulo 4 (so that the
 // parent's tag decides for about a quarter of the others).
-func testKeep(tag, parent uint32, depth int) bool {
+func testKeep(tag, parent dwarf.Tag, depth int) bool {
 	return depth == 0 || tag%2 == 0 || parent%4 == 3
 }
 
 // testFixed tells the tags for which testKeep decides by the tag alone
 // below the unit DIE: the even ones.
-func testFixed(tag uint32) bool { return tag%2 == 0 }
+func testFixed(tag dwarf.Tag) bool { return tag%2 == 0 }
 
 // checkFilter walks every unit of d without a filter and with testKeep
 // (Reader.SetFilter), the latter with and without SetDropLeaves, and with
@@ -29,11 +31,11 @@ func checkFilter(t *testing.T, d *Data) {
 	for _, cfg := range []struct{ drop, cache bool }{{false, false}, {true, false}, {true, true}} {
 		drop := cfg.drop
 		all, some := d.NewReader(), d.NewReader()
-		var parents []uint32 // the full walk's open DIEs, by depth
+		var parents []dwarf.Tag // the full walk's open DIEs, by depth
 		// The filter is called once per DIE, in order, on DIEs the full
 		// walk has met already: pending holds what it must be given.
 		type call struct {
-			tag, parent uint32
+			tag, parent dwarf.Tag
 			depth       int
 		}
 		var pending []call
@@ -41,7 +43,7 @@ func checkFilter(t *testing.T, d *Data) {
 		if !cfg.cache {
 			fixed = nil
 		}
-		some.SetFilter(func(tag, parent uint32, depth int) bool {
+		some.SetFilter(func(tag, parent dwarf.Tag, depth int) bool {
 			if cfg.cache {
 				return testKeep(tag, parent, depth)
 			}
@@ -66,7 +68,7 @@ func checkFilter(t *testing.T, d *Data) {
 					if erra != nil {
 						t.Fatalf("unit %#x: %v", units[i].Offset, erra)
 					}
-					var parent uint32
+					var parent dwarf.Tag
 					if oka {
 						parents = parents[:ea.Depth]
 						if ea.Depth > 0 && ea.Depth <= len(some.parents) {

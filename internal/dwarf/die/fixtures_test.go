@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gobtf/gobtf/internal/dwarf"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 
@@ -173,7 +174,7 @@ func checkDWOs(t *testing.T, exe *elf.File, skel *Data, dir string, srcs []strin
 		if err != nil {
 			t.Fatalf("%s: New: %v", path, err)
 		}
-		if len(d.Units()) != 1 || (d.Units()[0].UnitType != UnitSplitCompile && d.Units()[0].Version >= 5) {
+		if len(d.Units()) != 1 || (d.Units()[0].UnitType != dwarf.UTSplitCompile && d.Units()[0].Version >= 5) {
 			t.Fatalf("%s: want one split compile unit, got %+v", path, d.Units())
 		}
 		u := &d.Units()[0]
@@ -192,7 +193,7 @@ func checkDWOs(t *testing.T, exe *elf.File, skel *Data, dir string, srcs []strin
 			if !ok {
 				break
 			}
-			if f := e.Field(AttrName); f != nil && f.Str() == "main" && e.Tag == 0x2e {
+			if f := e.Field(dwarf.AttrName); f != nil && f.Str() == "main" && e.Tag == 0x2e {
 				foundMain = true
 				if lo, _ := e.Val(0x11); lo != mainAddr {
 					t.Errorf("%s: main's low_pc %#x, symbol %#x", path, lo, mainAddr)
@@ -362,7 +363,7 @@ func checkSkipChildren(t *testing.T, d *Data, maxUnits int) {
 func checkRefs(t *testing.T, d *Data, maxUnits int) int {
 	t.Helper()
 	type seen struct {
-		tag    uint32
+		tag    dwarf.Tag
 		nattrs int
 	}
 	byOff := map[[2]uint64]seen{}
@@ -387,11 +388,11 @@ func checkRefs(t *testing.T, d *Data, maxUnits int) int {
 				byOff[[2]uint64{sec, e.Offset}] = seen{e.Tag, len(e.Fields)}
 				for _, f := range e.Fields {
 					switch {
-					case f.Form == FormRefAddr:
+					case f.Form == dwarf.FormRefAddr:
 						refs = append(refs, [3]uint64{uint64(SecInfo), f.Val, uint64(f.Form)})
 					case f.IsRef():
 						refs = append(refs, [3]uint64{sec, f.Val, uint64(f.Form)})
-					case f.Form == FormRefSig8:
+					case f.Form == dwarf.FormRefSig8:
 						s, off, ok := d.TypeBySignature(f.Val)
 						if !ok {
 							t.Fatalf("DIE %#x: signature %#x not found", e.Offset, f.Val)
@@ -415,7 +416,7 @@ func checkRefs(t *testing.T, d *Data, maxUnits int) int {
 		if !ok || want.tag != e.Tag || want.nattrs != len(e.Fields) {
 			t.Fatalf("EntryAt(%v, %#x): tag %#x with %d attributes, walk saw %+v (found %v)", Section(ref[0]), ref[1], e.Tag, len(e.Fields), want, ok)
 		}
-		if Form(ref[2]) == FormRefSig8 {
+		if dwarf.Form(ref[2]) == dwarf.FormRefSig8 {
 			sigs++
 		}
 	}

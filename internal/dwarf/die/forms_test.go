@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/gobtf/gobtf/internal/dwarf"
 )
 
 // formSections returns the index sections of the hand-built form tests,
@@ -42,10 +44,10 @@ func formSections() *Sections {
 func baseAttrs() []hAttr {
 	le := binary.LittleEndian
 	return []hAttr{
-		{at: AttrStrOffsetsBase, form: FormSecOffset, enc: nbytes(le, 4, 8)},
-		{at: AttrAddrBase, form: FormSecOffset, enc: nbytes(le, 4, 8)},
-		{at: AttrRnglistsBase, form: FormSecOffset, enc: nbytes(le, 4, 12)},
-		{at: AttrLoclistsBase, form: FormSecOffset, enc: nbytes(le, 4, 12)},
+		{at: dwarf.AttrStrOffsetsBase, form: dwarf.FormSecOffset, enc: nbytes(le, 4, 8)},
+		{at: dwarf.AttrAddrBase, form: dwarf.FormSecOffset, enc: nbytes(le, 4, 8)},
+		{at: dwarf.AttrRnglistsBase, form: dwarf.FormSecOffset, enc: nbytes(le, 4, 12)},
+		{at: dwarf.AttrLoclistsBase, form: dwarf.FormSecOffset, enc: nbytes(le, 4, 12)},
 	}
 }
 
@@ -57,7 +59,7 @@ func TestForms(t *testing.T) {
 	const atTest = 0x3f01 // a user attribute: no special meaning to the decoder
 	tests := []struct {
 		name     string
-		form     Form
+		form     dwarf.Form
 		implicit int64
 		enc      []byte
 		noSup    bool
@@ -68,69 +70,69 @@ func TestForms(t *testing.T) {
 		wantErr  error
 		cutStr   bool // .debug_str lacks its final NUL
 	}{
-		{name: "addr", form: FormAddr, enc: nbytes(le, 8, 0xffffffff81000000), wantVal: 0xffffffff81000000},
-		{name: "addrx", form: FormAddrx, enc: uleb128(1), wantVal: 0x2000},
-		{name: "addrx1", form: FormAddrx1, enc: []byte{0}, wantVal: 0x1000},
-		{name: "addrx2", form: FormAddrx2, enc: nbytes(le, 2, 1), wantVal: 0x2000},
-		{name: "addrx3", form: FormAddrx3, enc: nbytes(le, 3, 1), wantVal: 0x2000},
-		{name: "addrx4", form: FormAddrx4, enc: nbytes(le, 4, 0), wantVal: 0x1000},
-		{name: "addrx out of range", form: FormAddrx, enc: uleb128(2), wantErr: errIndex},
-		{name: "GNU_addr_index", form: FormGNUAddrIndex, enc: uleb128(1), wantVal: 0x2000},
-		{name: "block1", form: FormBlock1, enc: []byte{2, 'a', 'b'}, wantVal: 2, wantData: "ab"},
-		{name: "block2", form: FormBlock2, enc: []byte{3, 0, 'a', 'b', 'c'}, wantVal: 3, wantData: "abc"},
-		{name: "block4", form: FormBlock4, enc: []byte{1, 0, 0, 0, 'z'}, wantVal: 1, wantData: "z"},
-		{name: "block", form: FormBlock, enc: []byte{0x81, 0x00, 'q'}, wantVal: 1, wantData: "q"},
-		{name: "block past the end", form: FormBlock, enc: []byte{5, 'q'}, wantErr: errAny},
-		{name: "exprloc", form: FormExprloc, enc: []byte{2, 0x23, 0x08}, wantVal: 2, wantData: "\x23\x08"},
-		{name: "data1", form: FormData1, enc: []byte{0xfe}, wantVal: 0xfe},
-		{name: "data2", form: FormData2, enc: nbytes(le, 2, 0xbeef), wantVal: 0xbeef},
-		{name: "data4", form: FormData4, enc: nbytes(le, 4, 0xdeadbeef), wantVal: 0xdeadbeef},
-		{name: "data8", form: FormData8, enc: nbytes(le, 8, 0x0123456789abcdef), wantVal: 0x0123456789abcdef},
-		{name: "data16", form: FormData16, enc: []byte("0123456789abcdef"), wantData: "0123456789abcdef"},
-		{name: "sdata -1", form: FormSdata, enc: []byte{0x7f}, wantVal: ^uint64(0)},
-		{name: "sdata -129", form: FormSdata, enc: []byte{0xff, 0x7e}, wantVal: uint64(0xffffffffffffff7f)},
-		{name: "udata", form: FormUdata, enc: []byte{0xe5, 0x8e, 0x26}, wantVal: 624485},
-		{name: "udata truncated", form: FormUdata, enc: []byte{0xe5, 0x8e}, wantErr: errTruncated},
-		{name: "implicit_const", form: FormImplicitConst, implicit: -5, wantVal: uint64(0xfffffffffffffffb)},
-		{name: "string", form: FormString, enc: []byte("abc\x00"), isPos: true, wantData: "abc"},
-		{name: "empty string", form: FormString, enc: []byte{0}, isPos: true, wantData: ""},
-		{name: "unterminated string", form: FormString, enc: []byte("abc"), wantErr: errTruncated},
-		{name: "strp", form: FormStrp, enc: nbytes(le, 4, 7), wantVal: 7, wantData: "world"},
-		{name: "strp out of range", form: FormStrp, enc: nbytes(le, 4, 13), wantErr: errAny},
-		{name: "strp not last", form: FormStrp, enc: nbytes(le, 4, 1), wantVal: 1, wantData: "hello"},
-		{name: "strp, .debug_str unterminated", form: FormStrp, enc: nbytes(le, 4, 1), cutStr: true, wantVal: 1, wantData: "hello"},
-		{name: "strp to an unterminated string", form: FormStrp, enc: nbytes(le, 4, 7), cutStr: true, wantErr: errAny},
-		{name: "line_strp", form: FormLineStrp, enc: nbytes(le, 4, 1), wantVal: 1, wantData: "line"},
-		{name: "strx", form: FormStrx, enc: uleb128(1), wantVal: 7, wantData: "world"},
-		{name: "strx1", form: FormStrx1, enc: []byte{0}, wantVal: 1, wantData: "hello"},
-		{name: "strx2", form: FormStrx2, enc: nbytes(le, 2, 1), wantVal: 7, wantData: "world"},
-		{name: "strx3", form: FormStrx3, enc: nbytes(le, 3, 0), wantVal: 1, wantData: "hello"},
-		{name: "strx4", form: FormStrx4, enc: nbytes(le, 4, 1), wantVal: 7, wantData: "world"},
-		{name: "strx out of range", form: FormStrx, enc: uleb128(1 << 40), wantErr: errIndex},
-		{name: "GNU_str_index", form: FormGNUStrIndex, enc: uleb128(0), wantVal: 1, wantData: "hello"},
-		{name: "flag", form: FormFlag, enc: []byte{1}, wantVal: 1},
-		{name: "flag_present", form: FormFlagPresent, wantVal: 1},
-		{name: "ref1", form: FormRef1, enc: []byte{0x20}, isRef: true, wantVal: 0x20},
-		{name: "ref2", form: FormRef2, enc: nbytes(le, 2, 0x21), isRef: true, wantVal: 0x21},
-		{name: "ref4", form: FormRef4, enc: nbytes(le, 4, 0x22), isRef: true, wantVal: 0x22},
-		{name: "ref8", form: FormRef8, enc: nbytes(le, 8, 0x23), isRef: true, wantVal: 0x23},
-		{name: "ref_udata", form: FormRefUdata, enc: uleb128(0x124), isRef: true, wantVal: 0x124},
-		{name: "ref_addr", form: FormRefAddr, enc: nbytes(le, 4, 0x1234), wantVal: 0x1234},
-		{name: "ref_sig8", form: FormRefSig8, enc: nbytes(le, 8, 0xfeedface12345678), wantVal: 0xfeedface12345678},
-		{name: "sec_offset", form: FormSecOffset, enc: nbytes(le, 4, 0x777), wantVal: 0x777},
-		{name: "loclistx", form: FormLoclistx, enc: uleb128(0), wantVal: 12 + 0x30},
-		{name: "rnglistx", form: FormRnglistx, enc: uleb128(1), wantVal: 12 + 0x20},
-		{name: "rnglistx out of range", form: FormRnglistx, enc: uleb128(2), wantErr: errIndex},
-		{name: "indirect data2", form: FormIndirect, enc: append(uleb128(uint64(FormData2)), 0x34, 0x12), wantVal: 0x1234},
-		{name: "indirect indirect strx1", form: FormIndirect, enc: []byte{byte(FormIndirect), byte(FormStrx1), 1}, wantVal: 7, wantData: "world"},
-		{name: "indirect loop", form: FormIndirect, enc: []byte{0x16, 0x16, 0x16, 0x16, 0x16, 0x16, 0x0b, 0}, wantErr: errAny},
-		{name: "strp_sup", form: FormStrpSup, enc: nbytes(le, 4, 2), wantVal: 2, wantData: "supstr"},
-		{name: "GNU_strp_alt", form: FormGNUStrpAlt, enc: nbytes(le, 4, 2), wantVal: 2, wantData: "supstr"},
-		{name: "GNU_strp_alt without alt file", form: FormGNUStrpAlt, enc: nbytes(le, 4, 2), noSup: true, wantErr: ErrUnsupported},
-		{name: "ref_sup4", form: FormRefSup4, enc: nbytes(le, 4, 0x99), wantVal: 0x99},
-		{name: "ref_sup8", form: FormRefSup8, enc: nbytes(le, 8, 0x98), wantVal: 0x98},
-		{name: "GNU_ref_alt", form: FormGNURefAlt, enc: nbytes(le, 4, 0x97), wantVal: 0x97},
-		{name: "GNU_ref_alt without alt file", form: FormGNURefAlt, enc: nbytes(le, 4, 0x97), noSup: true, wantErr: ErrUnsupported},
+		{name: "addr", form: dwarf.FormAddr, enc: nbytes(le, 8, 0xffffffff81000000), wantVal: 0xffffffff81000000},
+		{name: "addrx", form: dwarf.FormAddrx, enc: uleb128(1), wantVal: 0x2000},
+		{name: "addrx1", form: dwarf.FormAddrx1, enc: []byte{0}, wantVal: 0x1000},
+		{name: "addrx2", form: dwarf.FormAddrx2, enc: nbytes(le, 2, 1), wantVal: 0x2000},
+		{name: "addrx3", form: dwarf.FormAddrx3, enc: nbytes(le, 3, 1), wantVal: 0x2000},
+		{name: "addrx4", form: dwarf.FormAddrx4, enc: nbytes(le, 4, 0), wantVal: 0x1000},
+		{name: "addrx out of range", form: dwarf.FormAddrx, enc: uleb128(2), wantErr: errIndex},
+		{name: "GNU_addr_index", form: dwarf.FormGNUAddrIndex, enc: uleb128(1), wantVal: 0x2000},
+		{name: "block1", form: dwarf.FormBlock1, enc: []byte{2, 'a', 'b'}, wantVal: 2, wantData: "ab"},
+		{name: "block2", form: dwarf.FormBlock2, enc: []byte{3, 0, 'a', 'b', 'c'}, wantVal: 3, wantData: "abc"},
+		{name: "block4", form: dwarf.FormBlock4, enc: []byte{1, 0, 0, 0, 'z'}, wantVal: 1, wantData: "z"},
+		{name: "block", form: dwarf.FormBlock, enc: []byte{0x81, 0x00, 'q'}, wantVal: 1, wantData: "q"},
+		{name: "block past the end", form: dwarf.FormBlock, enc: []byte{5, 'q'}, wantErr: errAny},
+		{name: "exprloc", form: dwarf.FormExprloc, enc: []byte{2, 0x23, 0x08}, wantVal: 2, wantData: "\x23\x08"},
+		{name: "data1", form: dwarf.FormData1, enc: []byte{0xfe}, wantVal: 0xfe},
+		{name: "data2", form: dwarf.FormData2, enc: nbytes(le, 2, 0xbeef), wantVal: 0xbeef},
+		{name: "data4", form: dwarf.FormData4, enc: nbytes(le, 4, 0xdeadbeef), wantVal: 0xdeadbeef},
+		{name: "data8", form: dwarf.FormData8, enc: nbytes(le, 8, 0x0123456789abcdef), wantVal: 0x0123456789abcdef},
+		{name: "data16", form: dwarf.FormData16, enc: []byte("0123456789abcdef"), wantData: "0123456789abcdef"},
+		{name: "sdata -1", form: dwarf.FormSdata, enc: []byte{0x7f}, wantVal: ^uint64(0)},
+		{name: "sdata -129", form: dwarf.FormSdata, enc: []byte{0xff, 0x7e}, wantVal: uint64(0xffffffffffffff7f)},
+		{name: "udata", form: dwarf.FormUdata, enc: []byte{0xe5, 0x8e, 0x26}, wantVal: 624485},
+		{name: "udata truncated", form: dwarf.FormUdata, enc: []byte{0xe5, 0x8e}, wantErr: errTruncated},
+		{name: "implicit_const", form: dwarf.FormImplicitConst, implicit: -5, wantVal: uint64(0xfffffffffffffffb)},
+		{name: "string", form: dwarf.FormString, enc: []byte("abc\x00"), isPos: true, wantData: "abc"},
+		{name: "empty string", form: dwarf.FormString, enc: []byte{0}, isPos: true, wantData: ""},
+		{name: "unterminated string", form: dwarf.FormString, enc: []byte("abc"), wantErr: errTruncated},
+		{name: "strp", form: dwarf.FormStrp, enc: nbytes(le, 4, 7), wantVal: 7, wantData: "world"},
+		{name: "strp out of range", form: dwarf.FormStrp, enc: nbytes(le, 4, 13), wantErr: errAny},
+		{name: "strp not last", form: dwarf.FormStrp, enc: nbytes(le, 4, 1), wantVal: 1, wantData: "hello"},
+		{name: "strp, .debug_str unterminated", form: dwarf.FormStrp, enc: nbytes(le, 4, 1), cutStr: true, wantVal: 1, wantData: "hello"},
+		{name: "strp to an unterminated string", form: dwarf.FormStrp, enc: nbytes(le, 4, 7), cutStr: true, wantErr: errAny},
+		{name: "line_strp", form: dwarf.FormLineStrp, enc: nbytes(le, 4, 1), wantVal: 1, wantData: "line"},
+		{name: "strx", form: dwarf.FormStrx, enc: uleb128(1), wantVal: 7, wantData: "world"},
+		{name: "strx1", form: dwarf.FormStrx1, enc: []byte{0}, wantVal: 1, wantData: "hello"},
+		{name: "strx2", form: dwarf.FormStrx2, enc: nbytes(le, 2, 1), wantVal: 7, wantData: "world"},
+		{name: "strx3", form: dwarf.FormStrx3, enc: nbytes(le, 3, 0), wantVal: 1, wantData: "hello"},
+		{name: "strx4", form: dwarf.FormStrx4, enc: nbytes(le, 4, 1), wantVal: 7, wantData: "world"},
+		{name: "strx out of range", form: dwarf.FormStrx, enc: uleb128(1 << 40), wantErr: errIndex},
+		{name: "GNU_str_index", form: dwarf.FormGNUStrIndex, enc: uleb128(0), wantVal: 1, wantData: "hello"},
+		{name: "flag", form: dwarf.FormFlag, enc: []byte{1}, wantVal: 1},
+		{name: "flag_present", form: dwarf.FormFlagPresent, wantVal: 1},
+		{name: "ref1", form: dwarf.FormRef1, enc: []byte{0x20}, isRef: true, wantVal: 0x20},
+		{name: "ref2", form: dwarf.FormRef2, enc: nbytes(le, 2, 0x21), isRef: true, wantVal: 0x21},
+		{name: "ref4", form: dwarf.FormRef4, enc: nbytes(le, 4, 0x22), isRef: true, wantVal: 0x22},
+		{name: "ref8", form: dwarf.FormRef8, enc: nbytes(le, 8, 0x23), isRef: true, wantVal: 0x23},
+		{name: "ref_udata", form: dwarf.FormRefUdata, enc: uleb128(0x124), isRef: true, wantVal: 0x124},
+		{name: "ref_addr", form: dwarf.FormRefAddr, enc: nbytes(le, 4, 0x1234), wantVal: 0x1234},
+		{name: "ref_sig8", form: dwarf.FormRefSig8, enc: nbytes(le, 8, 0xfeedface12345678), wantVal: 0xfeedface12345678},
+		{name: "sec_offset", form: dwarf.FormSecOffset, enc: nbytes(le, 4, 0x777), wantVal: 0x777},
+		{name: "loclistx", form: dwarf.FormLoclistx, enc: uleb128(0), wantVal: 12 + 0x30},
+		{name: "rnglistx", form: dwarf.FormRnglistx, enc: uleb128(1), wantVal: 12 + 0x20},
+		{name: "rnglistx out of range", form: dwarf.FormRnglistx, enc: uleb128(2), wantErr: errIndex},
+		{name: "indirect data2", form: dwarf.FormIndirect, enc: append(uleb128(uint64(dwarf.FormData2)), 0x34, 0x12), wantVal: 0x1234},
+		{name: "indirect indirect strx1", form: dwarf.FormIndirect, enc: []byte{byte(dwarf.FormIndirect), byte(dwarf.FormStrx1), 1}, wantVal: 7, wantData: "world"},
+		{name: "indirect loop", form: dwarf.FormIndirect, enc: []byte{0x16, 0x16, 0x16, 0x16, 0x16, 0x16, 0x0b, 0}, wantErr: errAny},
+		{name: "strp_sup", form: dwarf.FormStrpSup, enc: nbytes(le, 4, 2), wantVal: 2, wantData: "supstr"},
+		{name: "GNU_strp_alt", form: dwarf.FormGNUStrpAlt, enc: nbytes(le, 4, 2), wantVal: 2, wantData: "supstr"},
+		{name: "GNU_strp_alt without alt file", form: dwarf.FormGNUStrpAlt, enc: nbytes(le, 4, 2), noSup: true, wantErr: ErrUnsupported},
+		{name: "ref_sup4", form: dwarf.FormRefSup4, enc: nbytes(le, 4, 0x99), wantVal: 0x99},
+		{name: "ref_sup8", form: dwarf.FormRefSup8, enc: nbytes(le, 8, 0x98), wantVal: 0x98},
+		{name: "GNU_ref_alt", form: dwarf.FormGNURefAlt, enc: nbytes(le, 4, 0x97), wantVal: 0x97},
+		{name: "GNU_ref_alt without alt file", form: dwarf.FormGNURefAlt, enc: nbytes(le, 4, 0x97), noSup: true, wantErr: ErrUnsupported},
 		{name: "unknown form", form: 0x7f, enc: []byte{0}, wantErr: errBadForm},
 	}
 	sup, err := New(&Sections{Str: []byte("\x00\x00supstr\x00")})
@@ -149,11 +151,11 @@ func TestForms(t *testing.T) {
 				if !tt.noSup {
 					sec.Sup = sup
 				}
-				filler := hUnit{version: 5, root: hDIE{tag: TagCompileUnit}}
+				filler := hUnit{version: 5, root: hDIE{tag: dwarf.TagCompileUnit}}
 				info, abbrev := filler.encode(nil)
 				unitOff := uint64(len(info))
 				attrs := append(baseAttrs(), hAttr{at: atTest, form: tt.form, implicit: tt.implicit, enc: tt.enc})
-				u := hUnit{version: 5, root: hDIE{tag: TagCompileUnit, attrs: attrs}}
+				u := hUnit{version: 5, root: hDIE{tag: dwarf.TagCompileUnit, attrs: attrs}}
 				info2, abbrev := u.encode(abbrev)
 				sec.Info, sec.Abbrev = append(info, info2...), abbrev
 				d, err := New(sec)
@@ -189,10 +191,10 @@ func TestForms(t *testing.T) {
 				case tt.isRef:
 					want += unitOff
 				}
-				if f == nil || f.Val != want || f.Str() != tt.wantData || (tt.wantData == "" && tt.form != FormString && f.Data != nil) {
+				if f == nil || f.Val != want || f.Str() != tt.wantData || (tt.wantData == "" && tt.form != dwarf.FormString && f.Data != nil) {
 					t.Fatalf("got %+v, want Val %#x Data %q", f, want, tt.wantData)
 				}
-				if tt.form != FormIndirect && f.Form != tt.form {
+				if tt.form != dwarf.FormIndirect && f.Form != tt.form {
 					t.Fatalf("got form %#x, want %#x", f.Form, tt.form)
 				}
 			})

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"os/exec"
 	"testing"
+
+	"github.com/gobtf/gobtf/internal/dwarf"
 )
 
 // richUnit builds a unit using most forms, nested children and a sibling
@@ -12,36 +14,36 @@ import (
 func richUnit() ([]byte, []byte) {
 	le := binary.LittleEndian
 	attrs := append(baseAttrs(),
-		hAttr{at: AttrName, form: FormStrx1, enc: []byte{1}},
-		hAttr{at: AttrProducer, form: FormString, enc: []byte("rich\x00")},
-		hAttr{at: 0x3f01, form: FormAddrx, enc: uleb128(1)},
-		hAttr{at: 0x3f02, form: FormRnglistx, enc: uleb128(0)},
-		hAttr{at: 0x3f03, form: FormLoclistx, enc: uleb128(1)},
-		hAttr{at: 0x3f04, form: FormStrp, enc: nbytes(le, 4, 7)},
-		hAttr{at: 0x3f05, form: FormLineStrp, enc: nbytes(le, 4, 1)},
-		hAttr{at: 0x3f06, form: FormIndirect, enc: []byte{byte(FormBlock1), 2, 1, 2}},
-		hAttr{at: 0x3f07, form: FormImplicitConst, implicit: -3},
-		hAttr{at: 0x3f08, form: FormData16, enc: make([]byte, 16)},
-		hAttr{at: 0x3f09, form: FormGNUStrpAlt, enc: nbytes(le, 4, 2)},
+		hAttr{at: dwarf.AttrName, form: dwarf.FormStrx1, enc: []byte{1}},
+		hAttr{at: dwarf.AttrProducer, form: dwarf.FormString, enc: []byte("rich\x00")},
+		hAttr{at: 0x3f01, form: dwarf.FormAddrx, enc: uleb128(1)},
+		hAttr{at: 0x3f02, form: dwarf.FormRnglistx, enc: uleb128(0)},
+		hAttr{at: 0x3f03, form: dwarf.FormLoclistx, enc: uleb128(1)},
+		hAttr{at: 0x3f04, form: dwarf.FormStrp, enc: nbytes(le, 4, 7)},
+		hAttr{at: 0x3f05, form: dwarf.FormLineStrp, enc: nbytes(le, 4, 1)},
+		hAttr{at: 0x3f06, form: dwarf.FormIndirect, enc: []byte{byte(dwarf.FormBlock1), 2, 1, 2}},
+		hAttr{at: 0x3f07, form: dwarf.FormImplicitConst, implicit: -3},
+		hAttr{at: 0x3f08, form: dwarf.FormData16, enc: make([]byte, 16)},
+		hAttr{at: 0x3f09, form: dwarf.FormGNUStrpAlt, enc: nbytes(le, 4, 2)},
 	)
 	member := func(name string) hDIE {
 		return hDIE{tag: 0x0d, attrs: []hAttr{
-			{at: AttrName, form: FormString, enc: []byte(name + "\x00")},
-			{at: 0x49, form: FormRef4, enc: nbytes(le, 4, 12)},
-			{at: 0x38, form: FormExprloc, enc: []byte{2, 0x23, 4}},
-			{at: 0x3f0a, form: FormSdata, enc: sleb128(-1000)},
+			{at: dwarf.AttrName, form: dwarf.FormString, enc: []byte(name + "\x00")},
+			{at: 0x49, form: dwarf.FormRef4, enc: nbytes(le, 4, 12)},
+			{at: 0x38, form: dwarf.FormExprloc, enc: []byte{2, 0x23, 4}},
+			{at: 0x3f0a, form: dwarf.FormSdata, enc: sleb128(-1000)},
 		}}
 	}
-	sibling := hAttr{at: AttrSibling, form: FormRef4, enc: nbytes(le, 4, 0)}
-	u := hUnit{version: 5, root: hDIE{tag: TagCompileUnit, attrs: attrs, kids: []hDIE{
-		{tag: 0x24, attrs: []hAttr{{at: 0x0b, form: FormData1, enc: []byte{4}}, {at: 0x3e, form: FormData1, enc: []byte{5}}}},
+	sibling := hAttr{at: dwarf.AttrSibling, form: dwarf.FormRef4, enc: nbytes(le, 4, 0)}
+	u := hUnit{version: 5, root: hDIE{tag: dwarf.TagCompileUnit, attrs: attrs, kids: []hDIE{
+		{tag: 0x24, attrs: []hAttr{{at: 0x0b, form: dwarf.FormData1, enc: []byte{4}}, {at: 0x3e, form: dwarf.FormData1, enc: []byte{5}}}},
 		{tag: 0x13, attrs: []hAttr{sibling}, kids: []hDIE{
 			member("a"), member("b"),
 			{tag: 0x17, kids: []hDIE{member("c")}},
 		}},
 		{tag: 0x34, attrs: []hAttr{
-			{at: 0x49, form: FormRefAddr, enc: nbytes(le, 4, 12)},
-			{at: 0x3f0c, form: FormFlagPresent},
+			{at: 0x49, form: dwarf.FormRefAddr, enc: nbytes(le, 4, 12)},
+			{at: 0x3f0c, form: dwarf.FormFlagPresent},
 		}},
 	}}}
 	// Point DW_AT_sibling at the variable, the structure's next sibling:
@@ -117,7 +119,7 @@ func FuzzDecode(f *testing.F) {
 			f.Add(sec.Info, sec.Abbrev)
 		}
 	}
-	small := hUnit{version: 4, root: hDIE{tag: TagCompileUnit, kids: []hDIE{{tag: 0x24}}}}
+	small := hUnit{version: 4, root: hDIE{tag: dwarf.TagCompileUnit, kids: []hDIE{{tag: 0x24}}}}
 	info2, abbrev2 := small.encode(nil)
 	f.Add(info2, abbrev2)
 	sup, err := New(&Sections{Str: []byte("\x00\x00supstr\x00")})

@@ -2,10 +2,12 @@ package die
 
 import (
 	"bytes"
-	"debug/dwarf"
+	stddwarf "debug/dwarf"
 	"debug/elf"
 	"fmt"
 	"testing"
+
+	"github.com/gobtf/gobtf/internal/dwarf"
 )
 
 // loadSections reads the DWARF sections of an ELF file with debug/elf. The
@@ -46,7 +48,7 @@ type compareOptions struct {
 // Reader side by side and fails on the first difference in a DIE's offset,
 // tag, children flag or any attribute's name or value. It returns the
 // number of DIEs compared.
-func compareWithStd(t *testing.T, d *Data, std *dwarf.Data, sec *Sections, opt compareOptions) int {
+func compareWithStd(t *testing.T, d *Data, std *stddwarf.Data, sec *Sections, opt compareOptions) int {
 	t.Helper()
 	sr := std.Reader()
 	r := d.NewReader()
@@ -58,13 +60,13 @@ func compareWithStd(t *testing.T, d *Data, std *dwarf.Data, sec *Sections, opt c
 		}
 		u := &d.Units()[ui]
 		r.Seek(u)
-		sr.Seek(dwarf.Offset(u.DIEOffset))
+		sr.Seek(stddwarf.Offset(u.DIEOffset))
 		for {
 			ok, err := r.Next(&e)
 			if err != nil {
 				t.Fatalf("unit %#x: %v", u.Offset, err)
 			}
-			var se *dwarf.Entry
+			var se *stddwarf.Entry
 			for {
 				if se, err = sr.Next(); err != nil {
 					t.Fatalf("debug/dwarf at unit %#x: %v", u.Offset, err)
@@ -92,18 +94,18 @@ func compareWithStd(t *testing.T, d *Data, std *dwarf.Data, sec *Sections, opt c
 }
 
 // diffEntry describes how e differs from debug/dwarf's se, or returns "".
-func diffEntry(e *Entry, se *dwarf.Entry, sec *Sections, structOnly bool) string {
-	if uint64(se.Offset) != e.Offset || uint32(se.Tag) != e.Tag || se.Children != e.Children {
+func diffEntry(e *Entry, se *stddwarf.Entry, sec *Sections, structOnly bool) string {
+	if uint64(se.Offset) != e.Offset || se.Tag != e.Tag || se.Children != e.Children {
 		return fmt.Sprintf("got offset %#x tag %#x children %v, debug/dwarf %#x %#x %v",
-			e.Offset, e.Tag, e.Children, se.Offset, uint32(se.Tag), se.Children)
+			e.Offset, e.Tag, e.Children, se.Offset, se.Tag, se.Children)
 	}
 	if len(se.Field) != len(e.Fields) {
 		return fmt.Sprintf("got %d attributes, debug/dwarf %d", len(e.Fields), len(se.Field))
 	}
 	for i, sf := range se.Field {
 		f := &e.Fields[i]
-		if uint32(sf.Attr) != f.Attr {
-			return fmt.Sprintf("attribute %d: got %#x, debug/dwarf %#x", i, f.Attr, uint32(sf.Attr))
+		if sf.Attr != f.Attr {
+			return fmt.Sprintf("attribute %d: got %#x, debug/dwarf %#x", i, f.Attr, sf.Attr)
 		}
 		if structOnly {
 			continue
@@ -121,19 +123,19 @@ func diffValue(f *Field, want any, u *Unit, sec *Sections) string {
 	case int64:
 		ok = int64(f.Val) == w
 	case uint64:
-		if f.Form == FormLoclistx {
+		if f.Form == dwarf.FormLoclistx {
 			// debug/dwarf leaves the index; look up the offset table.
 			off, found := entryAt(sec.LocLists, u.LocListsBase, w, int(u.OffsetSize), u.d.le)
 			ok = found && f.Val == u.LocListsBase+off
 		} else {
 			ok = f.Val == w
 		}
-	case dwarf.Offset:
+	case stddwarf.Offset:
 		ok = f.Val == uint64(w)
 	case string:
 		ok = f.Str() == w
 	case []byte:
-		ok = bytes.Equal(f.Data, w) && (f.Form == FormData16 || f.Val == uint64(len(w)))
+		ok = bytes.Equal(f.Data, w) && (f.Form == dwarf.FormData16 || f.Val == uint64(len(w)))
 	case bool:
 		ok = (f.Val == 1) == w
 	default:

@@ -1,6 +1,10 @@
 package die
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/gobtf/gobtf/internal/dwarf"
+)
 
 // Fixed layouts.
 //
@@ -37,9 +41,9 @@ func commonFormSize(s attrSpec) int {
 	switch s.form {
 	case formSkip:
 		return int(s.implicit)
-	case FormStrp, FormLineStrp, FormSecOffset, FormRefAddr, FormStrpSup, FormGNURefAlt, FormGNUStrpAlt:
+	case dwarf.FormStrp, dwarf.FormLineStrp, dwarf.FormSecOffset, dwarf.FormRefAddr, dwarf.FormStrpSup, dwarf.FormGNURefAlt, dwarf.FormGNUStrpAlt:
 		return 4
-	case FormAddr:
+	case dwarf.FormAddr:
 		return 8
 	}
 	return fixedSize(s.form)
@@ -67,8 +71,8 @@ func (a *abbrev) fixedIn(common bool) int32 {
 // (Entry.AttrPos), little-endian. Const is the value of an implicit_const
 // form, whose Size is 0.
 type LayoutField struct {
-	Attr  uint32
-	Form  Form
+	Attr  dwarf.Attr
+	Form  dwarf.Form
 	Off   int
 	Size  int
 	Const int64
@@ -93,7 +97,7 @@ func (u *Unit) FixedLayout(code uint64, buf []LayoutField) ([]LayoutField, bool)
 		}
 		if s.form != formSkip {
 			f := LayoutField{Attr: s.attr, Form: s.form, Off: off, Size: sz}
-			if s.form == FormImplicitConst {
+			if s.form == dwarf.FormImplicitConst {
 				f.Const = u.abbrevs.implicit[s.implicit]
 			}
 			buf = append(buf, f)

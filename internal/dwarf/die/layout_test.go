@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"testing"
+
+	"github.com/gobtf/gobtf/internal/dwarf"
 )
 
 // diffDeferred walks every unit of d twice side by side, with a Reader that
@@ -80,7 +82,7 @@ func diffLayout(u *Unit, raw []byte, layout []LayoutField, fields []Field) strin
 		switch l.Size {
 		case 0:
 			v = uint64(l.Const)
-			if l.Form == FormFlagPresent {
+			if l.Form == dwarf.FormFlagPresent {
 				v = 1
 			}
 		case 1, 2, 3, 4, 8:
@@ -96,15 +98,15 @@ func diffLayout(u *Unit, raw []byte, layout []LayoutField, fields []Field) strin
 			return fmt.Sprintf("layout field %+v: size %d", l, l.Size)
 		}
 		switch l.Form {
-		case FormRef1, FormRef2, FormRef4, FormRef8:
+		case dwarf.FormRef1, dwarf.FormRef2, dwarf.FormRef4, dwarf.FormRef8:
 			v += u.Offset
-		case FormStrx1, FormStrx2, FormStrx3, FormStrx4:
+		case dwarf.FormStrx1, dwarf.FormStrx2, dwarf.FormStrx3, dwarf.FormStrx4:
 			off, ok := u.StrxOffset(v)
 			if !ok {
 				return fmt.Sprintf("layout field %+v: StrxOffset(%d) fails", l, v)
 			}
 			v = off
-		case FormAddrx1, FormAddrx2, FormAddrx3, FormAddrx4:
+		case dwarf.FormAddrx1, dwarf.FormAddrx2, dwarf.FormAddrx3, dwarf.FormAddrx4:
 			continue // resolved through .debug_addr, which no caller reads in place
 		}
 		if v != f.Val {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+
+	"github.com/gobtf/gobtf/internal/dwarf"
 )
 
 // TestFold checks how a lean table folds the attributes no caller reads:
@@ -14,7 +16,7 @@ func TestFold(t *testing.T) {
 		declFile, declLine, declColumn = 0x3a, 0x3b, 0x39
 		name, typ, loc                 = 0x03, 0x49, 0x38
 	)
-	s := func(attr uint32, form Form) attrSpec { return attrSpec{attr: attr, form: form} }
+	s := func(attr dwarf.Attr, form dwarf.Form) attrSpec { return attrSpec{attr: attr, form: form} }
 	skip := func(n uint16) attrSpec { return attrSpec{form: formSkip, implicit: n} }
 	tests := []struct {
 		name string
@@ -23,26 +25,26 @@ func TestFold(t *testing.T) {
 		size int32 // skipSize of the folded specs
 	}{
 		{"member", // gcc's DW_TAG_member: name, decl_file/line/column, type, location
-			[]attrSpec{s(name, FormStrp), s(declFile, FormData1), s(declLine, FormData2), s(declColumn, FormData1), s(typ, FormRef4), s(loc, FormData1)},
-			[]attrSpec{s(name, FormStrp), skip(4), s(typ, FormRef4), s(loc, FormData1)}, -1},
+			[]attrSpec{s(name, dwarf.FormStrp), s(declFile, dwarf.FormData1), s(declLine, dwarf.FormData2), s(declColumn, dwarf.FormData1), s(typ, dwarf.FormRef4), s(loc, dwarf.FormData1)},
+			[]attrSpec{s(name, dwarf.FormStrp), skip(4), s(typ, dwarf.FormRef4), s(loc, dwarf.FormData1)}, -1},
 		{"fixed only",
-			[]attrSpec{s(typ, FormRef4), s(declFile, FormImplicitConst), s(declLine, FormData4)},
-			[]attrSpec{s(typ, FormRef4), skip(4)}, 8},
+			[]attrSpec{s(typ, dwarf.FormRef4), s(declFile, dwarf.FormImplicitConst), s(declLine, dwarf.FormData4)},
+			[]attrSpec{s(typ, dwarf.FormRef4), skip(4)}, 8},
 		{"variable size stays",
-			[]attrSpec{s(declFile, FormData1), s(declLine, FormUdata), s(declColumn, FormData1)},
-			[]attrSpec{skip(1), s(declLine, FormUdata), skip(1)}, -1},
+			[]attrSpec{s(declFile, dwarf.FormData1), s(declLine, dwarf.FormUdata), s(declColumn, dwarf.FormData1)},
+			[]attrSpec{skip(1), s(declLine, dwarf.FormUdata), skip(1)}, -1},
 		{"locviews by offset size stay",
-			[]attrSpec{s(0x2137, FormSecOffset), s(0x2138, FormData1)},
-			[]attrSpec{s(0x2137, FormSecOffset), skip(1)}, -1},
+			[]attrSpec{s(0x2137, dwarf.FormSecOffset), s(0x2138, dwarf.FormData1)},
+			[]attrSpec{s(0x2137, dwarf.FormSecOffset), skip(1)}, -1},
 		{"nothing to fold",
-			[]attrSpec{s(name, FormString), s(typ, FormRef4)},
-			[]attrSpec{s(name, FormString), s(typ, FormRef4)}, -1},
+			[]attrSpec{s(name, dwarf.FormString), s(typ, dwarf.FormRef4)},
+			[]attrSpec{s(name, dwarf.FormString), s(typ, dwarf.FormRef4)}, -1},
 		{"empty", nil, nil, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// A spec of an earlier abbreviation precedes, as in a table.
-			prev := s(name, FormData1)
+			prev := s(name, dwarf.FormData1)
 			got := fold(append([]attrSpec{prev}, tt.in...), 1)
 			if got[0] != prev {
 				t.Fatalf("the earlier abbreviation's spec became %+v", got[0])

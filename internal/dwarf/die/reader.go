@@ -1,5 +1,10 @@
 package die
 
+import (
+	"github.com/gobtf/gobtf/internal/dwarf"
+	"github.com/gobtf/gobtf/internal/dwarf/leb128"
+)
+
 // Reader walks the DIE tree of one unit at a time and decodes DIEs at given
 // offsets. It holds per-walk state only, so each goroutine needs its own;
 // many Readers may share one Data.
@@ -15,13 +20,13 @@ type Reader struct {
 	pos        int
 	depth      int
 	done       bool
-	raw        bool                                     // leave index forms unresolved (used while reading unit DIEs)
-	lazy       bool                                     // see SetLazyStrings
-	deferFixed bool                                     // see SetDeferFixed
-	common     bool                                     // u.isCommonShape(), kept for Next
-	keep       func(tag, parent uint32, depth int) bool // see SetFilter
-	fixed      func(tag uint32) bool                    // see SetFilter
-	dropLeaves bool                                     // see SetDropLeaves
+	raw        bool                                        // leave index forms unresolved (used while reading unit DIEs)
+	lazy       bool                                        // see SetLazyStrings
+	deferFixed bool                                        // see SetDeferFixed
+	common     bool                                        // u.isCommonShape(), kept for Next
+	keep       func(tag, parent dwarf.Tag, depth int) bool // see SetFilter
+	fixed      func(tag dwarf.Tag) bool                    // see SetFilter
+	dropLeaves bool                                        // see SetDropLeaves
 
 	// verdicts caches keep's answers for the DIEs below the unit DIE, by
 	// abbreviation code of the unit being read (see cachedVerdict, ask).
@@ -29,7 +34,7 @@ type Reader struct {
 
 	// parents holds, at index k, the tag of the open DIE at depth k
 	// (valid below depth and below its length), for the filter.
-	parents [16]uint32
+	parents [16]dwarf.Tag
 
 	// The DIE last returned by Next, for SkipChildren.
 	lastValid    bool
@@ -61,7 +66,7 @@ func (r *Reader) SetLazyStrings(on bool) { r.lazy = on }
 // once per abbreviation of a unit for DIEs with those tags, not for each
 // DIE. (Otherwise a kernel's type walk asks for each of its millions of
 // DIEs.)
-func (r *Reader) SetFilter(keep func(tag, parent uint32, depth int) bool, fixed func(tag uint32) bool) {
+func (r *Reader) SetFilter(keep func(tag, parent dwarf.Tag, depth int) bool, fixed func(tag dwarf.Tag) bool) {
 	r.keep, r.fixed = keep, fixed
 	clear(r.verdicts)
 }
@@ -161,13 +166,13 @@ func (r *Reader) Next(e *Entry) (bool, error) {
 			r.done = true
 			break
 		}
-		// uleb's one-byte case by hand: Next is too big for the
+		// leb128.Uint's one-byte case by hand: Next is too big for the
 		// compiler to inline it, and almost every code is one byte.
 		var code uint64
 		np, ok := p+1, true
 		if c := b[p]; c < 0x80 {
 			code = uint64(c)
-		} else if code, np, ok = ulebSlow(b, p); !ok {
+		} else if code, np, ok = leb128.UintLong(b, p); !ok {
 			r.done = true
 			return false, u.trunc(p)
 		}
@@ -236,7 +241,7 @@ func (r *Reader) Next(e *Entry) (bool, error) {
 
 // parentTag returns the tag of the parent of the DIE at r.depth, or 0 when
 // there is none or it is not tracked.
-func (r *Reader) parentTag() uint32 {
+func (r *Reader) parentTag() dwarf.Tag {
 	if d := uint(r.depth - 1); d < uint(len(r.parents)) {
 		return r.parents[d]
 	}
@@ -270,7 +275,7 @@ func (r *Reader) SkipChildren() error {
 			r.done = true
 			return nil
 		}
-		code, np, ok := uleb(b, p)
+		code, np, ok := leb128.Uint(b, p)
 		if !ok {
 			r.done = true
 			return u.trunc(p)
@@ -318,7 +323,7 @@ func (r *Reader) entryIn(u *Unit, off uint64, e *Entry) error {
 		return decodeErrf(u.Section.String(), int(min(off, 1<<62)), "offset %#x is not in the DIEs of the unit at %#x", off, u.Offset)
 	}
 	p := int(off)
-	code, np, ok := uleb(u.data, p)
+	code, np, ok := leb128.Uint(u.data, p)
 	if !ok {
 		return u.trunc(p)
 	}

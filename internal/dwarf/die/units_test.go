@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"testing"
+
+	"github.com/gobtf/gobtf/internal/dwarf"
 )
 
 // TestHeaders decodes hand-built units of each DWARF version, offset size,
@@ -15,40 +17,40 @@ func TestHeaders(t *testing.T) {
 	tests := []struct {
 		name     string
 		unit     hUnit
-		form     Form
+		form     dwarf.Form
 		enc      []byte
 		wantVal  uint64
 		wantData string
 		wantOS   uint8
 	}{
 		{name: "v2 ref_addr is address-sized (4)", unit: hUnit{version: 2, addrSize: 4},
-			form: FormRefAddr, enc: nbytes(le, 4, 0x1234), wantVal: 0x1234, wantOS: 4},
+			form: dwarf.FormRefAddr, enc: nbytes(le, 4, 0x1234), wantVal: 0x1234, wantOS: 4},
 		{name: "v2 ref_addr is address-sized (8)", unit: hUnit{version: 2, addrSize: 8},
-			form: FormRefAddr, enc: nbytes(le, 8, 0x12345678), wantVal: 0x12345678, wantOS: 4},
+			form: dwarf.FormRefAddr, enc: nbytes(le, 8, 0x12345678), wantVal: 0x12345678, wantOS: 4},
 		{name: "v3 ref_addr is offset-sized", unit: hUnit{version: 3, addrSize: 8},
-			form: FormRefAddr, enc: nbytes(le, 4, 0x4321), wantVal: 0x4321, wantOS: 4},
+			form: dwarf.FormRefAddr, enc: nbytes(le, 4, 0x4321), wantVal: 0x4321, wantOS: 4},
 		{name: "v3 64-bit ref_addr", unit: hUnit{version: 3, off64: true},
-			form: FormRefAddr, enc: nbytes(le, 8, 0x100000000), wantVal: 0x100000000, wantOS: 8},
+			form: dwarf.FormRefAddr, enc: nbytes(le, 8, 0x100000000), wantVal: 0x100000000, wantOS: 8},
 		{name: "v4 64-bit strp", unit: hUnit{version: 4, off64: true},
-			form: FormStrp, enc: nbytes(le, 8, 1), wantVal: 1, wantData: "hello", wantOS: 8},
+			form: dwarf.FormStrp, enc: nbytes(le, 8, 1), wantVal: 1, wantData: "hello", wantOS: 8},
 		{name: "v5 64-bit sec_offset", unit: hUnit{version: 5, off64: true},
-			form: FormSecOffset, enc: nbytes(le, 8, 0x1_0000_0001), wantVal: 0x1_0000_0001, wantOS: 8},
+			form: dwarf.FormSecOffset, enc: nbytes(le, 8, 0x1_0000_0001), wantVal: 0x1_0000_0001, wantOS: 8},
 		{name: "v4 big-endian data2", unit: hUnit{version: 4, order: be},
-			form: FormData2, enc: nbytes(be, 2, 0x1234), wantVal: 0x1234, wantOS: 4},
+			form: dwarf.FormData2, enc: nbytes(be, 2, 0x1234), wantVal: 0x1234, wantOS: 4},
 		{name: "v4 big-endian data4", unit: hUnit{version: 4, order: be},
-			form: FormData4, enc: nbytes(be, 4, 0x12345678), wantVal: 0x12345678, wantOS: 4},
+			form: dwarf.FormData4, enc: nbytes(be, 4, 0x12345678), wantVal: 0x12345678, wantOS: 4},
 		{name: "v5 big-endian data8", unit: hUnit{version: 5, order: be},
-			form: FormData8, enc: nbytes(be, 8, 0x0102030405060708), wantVal: 0x0102030405060708, wantOS: 4},
+			form: dwarf.FormData8, enc: nbytes(be, 8, 0x0102030405060708), wantVal: 0x0102030405060708, wantOS: 4},
 		{name: "v5 big-endian 4-byte addr", unit: hUnit{version: 5, order: be, addrSize: 4},
-			form: FormAddr, enc: nbytes(be, 4, 0x80001000), wantVal: 0x80001000, wantOS: 4},
+			form: dwarf.FormAddr, enc: nbytes(be, 4, 0x80001000), wantVal: 0x80001000, wantOS: 4},
 		{name: "v5 big-endian ref2", unit: hUnit{version: 5, order: be},
-			form: FormRef2, enc: nbytes(be, 2, 0x1234), wantVal: 0x1234, wantOS: 4},
-		{name: "v5 skeleton unit", unit: hUnit{version: 5, unitType: UnitSkeleton, sig: 0xabcdef},
-			form: FormData1, enc: []byte{7}, wantVal: 7, wantOS: 4},
+			form: dwarf.FormRef2, enc: nbytes(be, 2, 0x1234), wantVal: 0x1234, wantOS: 4},
+		{name: "v5 skeleton unit", unit: hUnit{version: 5, unitType: dwarf.UTSkeleton, sig: 0xabcdef},
+			form: dwarf.FormData1, enc: []byte{7}, wantVal: 7, wantOS: 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.unit.root = hDIE{tag: TagCompileUnit, attrs: []hAttr{{at: atTest, form: tt.form, enc: tt.enc}}}
+			tt.unit.root = hDIE{tag: dwarf.TagCompileUnit, attrs: []hAttr{{at: atTest, form: tt.form, enc: tt.enc}}}
 			info, abbrev := tt.unit.encode(nil)
 			d, err := New(&Sections{Info: info, Abbrev: abbrev, Str: []byte("\x00hello\x00"), Order: tt.unit.order})
 			if err != nil {
@@ -77,18 +79,18 @@ func TestHeaders(t *testing.T) {
 // .debug_info and follows ref_sig8 references to both type DIEs.
 func TestTypeUnits(t *testing.T) {
 	le := binary.LittleEndian
-	typeTree := hDIE{tag: TagTypeUnit, kids: []hDIE{
-		{tag: 0x13, attrs: []hAttr{{at: AttrName, form: FormString, enc: []byte("point\x00")}}},
+	typeTree := hDIE{tag: dwarf.TagTypeUnit, kids: []hDIE{
+		{tag: 0x13, attrs: []hAttr{{at: dwarf.AttrName, form: dwarf.FormString, enc: []byte("point\x00")}}},
 	}}
 	// The type DIE follows the header and the one-byte type unit DIE.
 	v4 := hUnit{version: 4, sig: 0x1111, root: typeTree}
 	v4.typeOff = uint64(v4.headerSize() + 1)
 	types, abbrev := v4.encode(nil)
-	v5 := hUnit{version: 5, unitType: UnitType, sig: 0x2222, root: typeTree}
+	v5 := hUnit{version: 5, unitType: dwarf.UTType, sig: 0x2222, root: typeTree}
 	v5.typeOff = uint64(v5.headerSize() + 1)
-	cu := hUnit{version: 5, root: hDIE{tag: TagCompileUnit, kids: []hDIE{
-		{tag: 0x34, attrs: []hAttr{{at: 0x49, form: FormRefSig8, enc: nbytes(le, 8, 0x1111)}}},
-		{tag: 0x34, attrs: []hAttr{{at: 0x49, form: FormRefSig8, enc: nbytes(le, 8, 0x2222)}}},
+	cu := hUnit{version: 5, root: hDIE{tag: dwarf.TagCompileUnit, kids: []hDIE{
+		{tag: 0x34, attrs: []hAttr{{at: 0x49, form: dwarf.FormRefSig8, enc: nbytes(le, 8, 0x1111)}}},
+		{tag: 0x34, attrs: []hAttr{{at: 0x49, form: dwarf.FormRefSig8, enc: nbytes(le, 8, 0x2222)}}},
 	}}}
 	info, abbrev := v5.encode(abbrev)
 	info2, abbrev := cu.encode(abbrev)
@@ -97,8 +99,8 @@ func TestTypeUnits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Units()) != 2 || len(d.TypeUnits()) != 1 || d.TypeUnits()[0].UnitType != UnitType ||
-		d.Units()[0].UnitType != UnitType || d.Units()[0].Tag != TagTypeUnit {
+	if len(d.Units()) != 2 || len(d.TypeUnits()) != 1 || d.TypeUnits()[0].UnitType != dwarf.UTType ||
+		d.Units()[0].UnitType != dwarf.UTType || d.Units()[0].Tag != dwarf.TagTypeUnit {
 		t.Fatalf("units %+v, type units %+v", d.Units(), d.TypeUnits())
 	}
 	r := d.NewReader()
@@ -152,10 +154,10 @@ func TestTypeUnits(t *testing.T) {
 func TestUnitDIE(t *testing.T) {
 	le := binary.LittleEndian
 	sec := formSections()
-	u := hUnit{version: 5, root: hDIE{tag: TagCompileUnit, attrs: append([]hAttr{
-		{at: AttrProducer, form: FormString, enc: []byte("hand\x00")},
-		{at: AttrLanguage, form: FormData2, enc: nbytes(le, 2, 0x1d)},
-		{at: AttrName, form: FormStrx1, enc: []byte{1}},
+	u := hUnit{version: 5, root: hDIE{tag: dwarf.TagCompileUnit, attrs: append([]hAttr{
+		{at: dwarf.AttrProducer, form: dwarf.FormString, enc: []byte("hand\x00")},
+		{at: dwarf.AttrLanguage, form: dwarf.FormData2, enc: nbytes(le, 2, 0x1d)},
+		{at: dwarf.AttrName, form: dwarf.FormStrx1, enc: []byte{1}},
 	}, baseAttrs()...)}}
 	sec.Info, sec.Abbrev = u.encode(nil)
 	d, err := New(sec)
@@ -163,7 +165,7 @@ func TestUnitDIE(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := d.Units()[0]
-	if got.Name != "world" || got.Producer != "hand" || got.Language != 0x1d || got.Tag != TagCompileUnit ||
+	if got.Name != "world" || got.Producer != "hand" || got.Language != 0x1d || got.Tag != dwarf.TagCompileUnit ||
 		got.StrOffsetsBase != 8 || got.AddrBase != 8 || got.RngListsBase != 12 || got.LocListsBase != 12 {
 		t.Fatalf("unit %+v", got)
 	}
@@ -173,7 +175,7 @@ func TestUnitDIE(t *testing.T) {
 // the right section and offset.
 func TestBadInput(t *testing.T) {
 	le := binary.LittleEndian
-	good := hUnit{version: 5, root: hDIE{tag: TagCompileUnit, kids: []hDIE{{tag: 0x24}}}}
+	good := hUnit{version: 5, root: hDIE{tag: dwarf.TagCompileUnit, kids: []hDIE{{tag: 0x24}}}}
 	info, abbrev := good.encode(nil)
 	set := func(b []byte, off int, v ...byte) []byte {
 		c := append([]byte{}, b...)
@@ -249,7 +251,7 @@ func decodeAll(s *Sections) error {
 				for _, f := range e.Fields {
 					if f.IsRef() {
 						sec := list[i].Section
-						if f.Form == FormRefAddr {
+						if f.Form == dwarf.FormRefAddr {
 							sec = SecInfo
 						}
 						if err := at.EntryAt(sec, f.Val, &target); err != nil {

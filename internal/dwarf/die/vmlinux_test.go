@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobtf/gobtf/internal/dwarf"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 
@@ -75,7 +76,7 @@ func TestVmlinuxCounts(t *testing.T) {
 	checkDeferred(t, d, sec)
 	for i := range d.Units() {
 		u := &d.Units()[i]
-		if u.Tag != TagCompileUnit || u.Version != 5 || u.Name == "" || u.Producer == "" {
+		if u.Tag != dwarf.TagCompileUnit || u.Version != 5 || u.Name == "" || u.Producer == "" {
 			t.Fatalf("unit %#x: tag %#x version %d name %q producer %q", u.Offset, u.Tag, u.Version, u.Name, u.Producer)
 		}
 	}

@@ -1,21 +1,30 @@
-package classlayout
+// Package line reads the file names of DWARF line tables (.debug_line,
+// DWARF 2 to 5), which DW_AT_decl_file indexes. It reads the table's
+// header only, never its line program; what it cannot read is an error,
+// and it never reads past its input.
+package line
 
 import (
 	"encoding/binary"
 	"errors"
+
+	"github.com/gobtf/gobtf/internal/dwarf"
+	"github.com/gobtf/gobtf/internal/dwarf/leb128"
 )
 
-// errLineTable reports a .debug_line header gobtf cannot read.
-var errLineTable = errors.New("truncated or unsupported .debug_line header")
+// ErrHeader reports a .debug_line header that is truncated, or of a form
+// this package does not read.
+var ErrHeader = errors.New("truncated or unsupported .debug_line header")
 
-// lineFiles returns the file names of the line table at off in .debug_line
+// Files returns the file names of the line table at off in .debug_line
 // (line), as libdw's dwarf_decl_file gives them: a relative name joined to
 // its directory, and, before DWARF 5, index 0 unused and directory 0 the
-// unit's compilation directory. lineStr and str resolve the string forms.
-func lineFiles(line, lineStr, str []byte, off uint64, compDir string, order binary.ByteOrder) ([]string, error) {
+// unit's compilation directory. lineStr and str (.debug_line_str and
+// .debug_str) resolve the string forms.
+func Files(line, lineStr, str []byte, off uint64, compDir string, order binary.ByteOrder) ([]string, error) {
 	r := &lineReader{b: line, p: int(off), order: order}
 	if off >= uint64(len(line)) {
-		return nil, errLineTable
+		return nil, ErrHeader
 	}
 	length := uint64(r.u32())
 	offSize := 4
@@ -35,7 +44,7 @@ func lineFiles(line, lineStr, str []byte, off uint64, compDir string, order bina
 	opcodeBase := int(r.u8())
 	r.p += opcodeBase - 1
 	if r.bad {
-		return nil, errLineTable
+		return nil, ErrHeader
 	}
 	if version < 5 {
 		dirs := []string{compDir}
@@ -58,7 +67,7 @@ func lineFiles(line, lineStr, str []byte, off uint64, compDir string, order bina
 			files = append(files, joinDir(dirs, dir, name))
 		}
 		if r.bad {
-			return nil, errLineTable
+			return nil, ErrHeader
 		}
 		return files, nil
 	}
@@ -73,7 +82,7 @@ func lineFiles(line, lineStr, str []byte, off uint64, compDir string, order bina
 		files = append(files, joinDir(dirNames, f.dir, f.name))
 	}
 	if r.bad {
-		return nil, errLineTable
+		return nil, ErrHeader
 	}
 	return files, nil
 }
@@ -108,16 +117,15 @@ func (r *lineReader) u32() uint32 { return r.order.Uint32(r.take(4)) }
 func (r *lineReader) u64() uint64 { return r.order.Uint64(r.take(8)) }
 
 func (r *lineReader) uleb() uint64 {
-	var v uint64
-	for shift := 0; !r.bad; shift += 7 {
-		c := r.u8()
-		if shift < 64 {
-			v |= uint64(c&0x7f) << shift
-		}
-		if c < 0x80 {
-			break
-		}
+	if r.bad {
+		return 0
 	}
+	v, p, ok := leb128.Uint(r.b, r.p)
+	if !ok {
+		r.bad = true
+		return 0
+	}
+	r.p = p
 	return v
 }
 
@@ -148,10 +156,13 @@ type lineEntry struct {
 func (f *formReader) entries() []lineEntry {
 	r := f.r
 	n := int(r.u8())
-	type pair struct{ content, form uint64 }
+	type pair struct {
+		content dwarf.LNCT
+		form    dwarf.Form
+	}
 	formats := make([]pair, 0, n)
 	for range n {
-		formats = append(formats, pair{r.uleb(), r.uleb()})
+		formats = append(formats, pair{dwarf.LNCT(r.uleb()), dwarf.Form(r.uleb())})
 	}
 	count := r.uleb()
 	var out []lineEntry
@@ -160,9 +171,9 @@ func (f *formReader) entries() []lineEntry {
 		for _, fm := range formats {
 			s, v := f.value(fm.form)
 			switch fm.content {
-			case 1: // DW_LNCT_path
+			case dwarf.LNCTPath:
 				e.name = s
-			case 2: // DW_LNCT_directory_index
+			case dwarf.LNCTDirectoryIndex:
 				e.dir = v
 			}
 		}
@@ -172,7 +183,7 @@ func (f *formReader) entries() []lineEntry {
 }
 
 // value reads one attribute value of the given form.
-func (f *formReader) value(form uint64) (string, uint64) {
+func (f *formReader) value(form dwarf.Form) (string, uint64) {
 	r := f.r
 	off := func() uint64 {
 		if f.offSize == 8 {
@@ -181,26 +192,26 @@ func (f *formReader) value(form uint64) (string, uint64) {
 		return uint64(r.u32())
 	}
 	switch form {
-	case 0x08: // string
+	case dwarf.FormString:
 		return r.cstr(), 0
-	case 0x1f: // line_strp
+	case dwarf.FormLineStrp:
 		return strAt(f.lineStr, off()), 0
-	case 0x0e: // strp
+	case dwarf.FormStrp:
 		return strAt(f.str, off()), 0
-	case 0x0b: // data1
+	case dwarf.FormData1:
 		return "", uint64(r.u8())
-	case 0x05: // data2
+	case dwarf.FormData2:
 		return "", uint64(r.u16())
-	case 0x06: // data4
+	case dwarf.FormData4:
 		return "", uint64(r.u32())
-	case 0x07: // data8
+	case dwarf.FormData8:
 		return "", r.u64()
-	case 0x0f: // udata
+	case dwarf.FormUdata:
 		return "", r.uleb()
-	case 0x1e: // data16
+	case dwarf.FormData16:
 		r.take(16)
 		return "", 0
-	case 0x09: // block
+	case dwarf.FormBlock:
 		r.take(int(r.uleb()))
 		return "", 0
 	}

@@ -1,51 +1,5 @@
 package die
 
-// uleb reads an unsigned LEB128 number at b[p:]. It returns the value, the
-// position after it and false when b ends inside the number. Bits beyond the
-// 64th are dropped; the number's length is bounded only by b.
-func uleb(b []byte, p int) (uint64, int, bool) {
-	if uint(p) < uint(len(b)) && b[p] < 0x80 {
-		return uint64(b[p]), p + 1, true
-	}
-	return ulebSlow(b, p)
-}
-
-func ulebSlow(b []byte, p int) (uint64, int, bool) {
-	var v uint64
-	var shift uint
-	for ; uint(p) < uint(len(b)); p++ {
-		c := b[p]
-		if shift < 64 {
-			v |= uint64(c&0x7f) << shift
-		}
-		shift += 7
-		if c < 0x80 {
-			return v, p + 1, true
-		}
-	}
-	return 0, p, false
-}
-
-// sleb reads a signed LEB128 number at b[p:], like uleb.
-func sleb(b []byte, p int) (int64, int, bool) {
-	var v int64
-	var shift uint
-	for ; uint(p) < uint(len(b)); p++ {
-		c := b[p]
-		if shift < 64 {
-			v |= int64(c&0x7f) << shift
-		}
-		shift += 7
-		if c < 0x80 {
-			if shift < 64 && c&0x40 != 0 {
-				v |= -1 << shift
-			}
-			return v, p + 1, true
-		}
-	}
-	return 0, p, false
-}
-
 // Fixed-size reads; the caller has checked that n bytes are available.
 
 func u16(b []byte, p int, le bool) uint64 {

@@ -1,10 +1,10 @@
-package die
+package dwarf
 
-// Form is a DWARF attribute encoding (DW_FORM_*), which says how an
-// attribute's value is stored and so how Field.Val and Field.Data are filled.
+// Form is an attribute encoding (DW_FORM_*), which says how an attribute's
+// value is stored.
 type Form uint16
 
-// Attribute forms of DWARF 2 to 5 (DWARF 5, section 7.5.6) and the GNU
+// The forms of DWARF 2 to 5 (DWARF 5, section 7.5.6) and the GNU
 // extensions for split DWARF and dwz.
 const (
 	FormAddr          Form = 0x01
@@ -57,52 +57,36 @@ const (
 	FormGNUStrpAlt   Form = 0x1f21 // dwz: .debug_str offset in the alt file
 )
 
-// Attributes the decoder itself interprets (DW_AT_*).
-const (
-	AttrSibling        = 0x01
-	AttrName           = 0x03
-	AttrLanguage       = 0x13
-	AttrProducer       = 0x25
-	AttrStrOffsetsBase = 0x72
-	AttrAddrBase       = 0x73
-	AttrRnglistsBase   = 0x74
-	AttrLoclistsBase   = 0x8c
-	AttrGNUDWOID       = 0x2131
-	AttrGNURangesBase  = 0x2132
-	AttrGNUAddrBase    = 0x2133
-)
-
-// Unit DIE tags (DW_TAG_*).
-const (
-	TagCompileUnit  = 0x11
-	TagPartialUnit  = 0x3c
-	TagTypeUnit     = 0x41
-	TagSkeletonUnit = 0x4a
-)
-
-// Unit header types of DWARF 5 (DW_UT_*). Units of earlier versions get
-// UnitCompile, or UnitType for .debug_types units.
-const (
-	UnitCompile      = 0x01
-	UnitType         = 0x02
-	UnitPartial      = 0x03
-	UnitSkeleton     = 0x04
-	UnitSplitCompile = 0x05
-	UnitSplitType    = 0x06
-)
-
-// Section names a section holding units.
-type Section uint8
-
-// The sections DIEs live in.
-const (
-	SecInfo  Section = iota // .debug_info
-	SecTypes                // .debug_types (DWARF 4 type units)
-)
-
-func (s Section) String() string {
-	if s == SecTypes {
-		return ".debug_types"
+// IsConst reports whether values of form f are integer constants (as
+// opposed to references, blocks, strings or expressions).
+func (f Form) IsConst() bool {
+	switch f {
+	case FormData1, FormData2, FormData4, FormData8, FormSdata, FormUdata, FormImplicitConst:
+		return true
 	}
-	return ".debug_info"
+	return false
 }
+
+// IsBlock reports whether values of form f are blocks of bytes: blocks and
+// expressions.
+func (f Form) IsBlock() bool {
+	switch f {
+	case FormBlock, FormBlock1, FormBlock2, FormBlock4, FormExprloc:
+		return true
+	}
+	return false
+}
+
+// IsString reports whether values of form f are strings, in the DIE or in
+// a string section (supplementary files' aside).
+func (f Form) IsString() bool {
+	switch f {
+	case FormString, FormStrp, FormLineStrp, FormStrx, FormStrx1, FormStrx2, FormStrx3, FormStrx4:
+		return true
+	}
+	return false
+}
+
+// IsStrx reports whether f is one of the fixed-size string index forms,
+// strx1 to strx4.
+func (f Form) IsStrx() bool { return f >= FormStrx1 && f <= FormStrx4 }
