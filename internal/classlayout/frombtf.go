@@ -45,7 +45,7 @@ func FromBTF(spec *btf.Spec, cacheline uint32) (*Model, error) {
 			return nil, fmt.Errorf("btf: type %d: %w", id, err)
 		}
 	}
-	m.AddrSize = btfPointerSize(spec)
+	m.AddrSize = spec.PointerSize()
 	if err := m.checkRefs(); err != nil {
 		return nil, err
 	}
@@ -168,23 +168,6 @@ func (m *Model) checkRefs() error {
 		}
 	}
 	return nil
-}
-
-// btfPointerSize is libbpf's guess of the pointer size: the size of the
-// first 4- or 8-byte integer named like "long", else the host's (8).
-func btfPointerSize(spec *btf.Spec) uint32 {
-	for id := btf.TypeID(1); id <= spec.TypeCount(); id++ {
-		t := spec.Type(id)
-		if t.Kind() != btf.KindInt || (t.Size() != 4 && t.Size() != 8) {
-			continue
-		}
-		switch spec.Name(t) {
-		case "long", "long int", "int long", "unsigned long", "long unsigned", "unsigned long int",
-			"unsigned int long", "long unsigned int", "long int unsigned", "int unsigned long", "int long unsigned":
-			return t.Size()
-		}
-	}
-	return 8
 }
 
 // fixupBTFMembers gives each member of a struct or union read from BTF the

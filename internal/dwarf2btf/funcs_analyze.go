@@ -200,28 +200,18 @@ func trueSigMember(u *funcUnit, p *fparam) (string, btf.TypeID, bool) {
 	if first == 0 {
 		off = u.addrSize() + bits.TrailingZeros64(second)
 	}
-	id := u.typeID(p.typ)
-	for hops := 0; id != 0 && hops < 64; hops++ {
-		t := u.spec.Type(id)
-		if t == nil {
+	_, t := u.spec.SkipQualifiers(u.typeID(p.typ))
+	if t.Kind() != btf.KindStruct {
+		return "", 0, false
+	}
+	for k := 0; k < t.Vlen(); k++ {
+		m := t.Member(k)
+		if btf.MemberBitOffset(t.KindFlag(), m.Offset) == uint32(off)*8 {
+			if n := u.spec.Strings().String(m.NameOff); n != "" {
+				return n, m.Type, true
+			}
 			return "", 0, false
 		}
-		switch t.Kind() {
-		case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag:
-			id = t.Ref()
-			continue
-		case btf.KindStruct:
-			for k := 0; k < t.Vlen(); k++ {
-				m := t.Member(k)
-				if btf.MemberBitOffset(t.KindFlag(), m.Offset) == uint32(off)*8 {
-					if n := u.spec.Strings().String(m.NameOff); n != "" {
-						return n, m.Type, true
-					}
-					return "", 0, false
-				}
-			}
-		}
-		return "", 0, false
 	}
 	return "", 0, false
 }

@@ -20,7 +20,7 @@ func structPacked(u *funcUnit, t btf.Type) bool {
 		m := t.Member(i)
 		off := uint64(btf.MemberBitOffset(kflag, m.Offset))
 		bits := uint64(btf.MemberBitfieldSize(kflag, m.Offset))
-		size := btfSizeOf(u, m.Type)
+		size := uint64(max(0, u.spec.ResolveSize(m.Type, uint32(u.addrSize()))))
 		if bits == 0 {
 			bits = size * 8
 		}
@@ -43,35 +43,12 @@ func structPacked(u *funcUnit, t btf.Type) bool {
 	return unaligned || uint64(t.Size())%maxAlign != 0
 }
 
-// btfSizeOf is the byte size of a unit type (arrays multiplied out).
-func btfSizeOf(u *funcUnit, id btf.TypeID) uint64 {
-	mult := uint64(1)
-	for hops := 0; id != 0 && hops < 64; hops++ {
-		t := u.spec.Type(id)
-		if t == nil {
-			return 0
-		}
-		switch t.Kind() {
-		case btf.KindPtr:
-			return mult * uint64(u.addrSize())
-		case btf.KindInt, btf.KindFloat, btf.KindStruct, btf.KindUnion, btf.KindEnum, btf.KindEnum64:
-			return mult * uint64(t.Size())
-		case btf.KindArray:
-			var nelems uint32
-			id, _, nelems = t.Array()
-			mult *= uint64(nelems)
-		case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag:
-			id = t.Ref()
-		default:
-			return 0
-		}
-	}
-	return 0
-}
-
 // naturalAlign is pahole's tag__natural_alignment: a scalar's size, a
 // pointer's address size, the largest member alignment of a struct or
-// union, an array's element alignment; at least 1.
+// union, an array's element alignment; at least 1. It is not libbpf's
+// btf.Alignments: pahole does not cap a scalar's alignment at a pointer's
+// size, nor count a struct whose members sit off their alignment as
+// aligned to 1.
 func naturalAlign(u *funcUnit, id btf.TypeID, depth int) uint64 {
 	if depth > 32 {
 		return 1

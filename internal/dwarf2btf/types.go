@@ -458,7 +458,7 @@ func (c *cuTypes) memberOffset(m *memberRec) (off, bits uint32) {
 	}
 	unit := uint64(m.byteSize)
 	if unit == 0 {
-		unit = c.sizeOf(m.ref)
+		unit = c.recordSize(m.ref, false)
 	}
 	if unit == 0 {
 		return byteOff * 8, bits
@@ -470,9 +470,15 @@ func (c *cuTypes) memberOffset(m *memberRec) (off, bits uint32) {
 	return byteOff*8 + uint32(int32(int8(within))), bits
 }
 
-// sizeOf returns the byte size of the type at offset ref, looking through
-// typedefs and modifiers (0 if unknown).
-func (c *cuTypes) sizeOf(ref uint64) uint64 {
+// recordSize is the byte size of the type at DIE offset ref, through
+// typedefs, qualifiers and the modifiers BTF cannot express, pointers
+// addrSize bytes; 0 when unknown, and after 64 links. whole picks one of
+// pahole's two sizes: with it, tag__size, what a variable of the type takes
+// (arrays multiplied out, function types pointer-sized); without, the size
+// of a bitfield's storage unit, the type's own byte size (arrays and
+// function types have none).
+func (c *cuTypes) recordSize(ref uint64, whole bool) uint64 {
+	mult := uint64(1)
 	for hops := 0; ref != 0 && hops < 64; hops++ {
 		i, ok := c.find(ref)
 		if !ok {
@@ -480,12 +486,23 @@ func (c *cuTypes) sizeOf(ref uint64) uint64 {
 		}
 		r := &c.recs[i]
 		switch r.kind {
+		case btf.KindArray:
+			if !whole {
+				return uint64(r.size)
+			}
+			mult *= uint64(r.nelems)
+			ref = r.ref
 		case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag, recSkip:
 			ref = r.ref
 		case btf.KindPtr:
-			return uint64(c.addrSize)
+			return mult * uint64(c.addrSize)
+		case btf.KindFuncProto:
+			if !whole {
+				return uint64(r.size)
+			}
+			return mult * uint64(c.addrSize)
 		default:
-			return uint64(r.size)
+			return mult * uint64(r.size)
 		}
 	}
 	return 0

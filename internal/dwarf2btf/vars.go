@@ -175,7 +175,7 @@ func (c *cuTypes) emitVars(e *elfInfo) ([]secEntry, error) {
 			}
 			return nil, fmt.Errorf("variable %q has void type", name)
 		}
-		size := c.sizeOfType(ref)
+		size := c.recordSize(ref, true)
 		if size == 0 || size > 0xffffffff || addr > 0xffffffff {
 			continue
 		}
@@ -209,31 +209,6 @@ func (c *cuTypes) findVar(off uint64) *varRec {
 		return &c.vars[i]
 	}
 	return nil
-}
-
-// sizeOfType is pahole's tag__size: the byte size of the type at ref,
-// through typedefs and modifiers, arrays multiplied out.
-func (c *cuTypes) sizeOfType(ref uint64) uint64 {
-	mult := uint64(1)
-	for hops := 0; ref != 0 && hops < 64; hops++ {
-		i, ok := c.find(ref)
-		if !ok {
-			return 0
-		}
-		r := &c.recs[i]
-		switch r.kind {
-		case btf.KindArray:
-			mult *= uint64(r.nelems)
-			ref = r.ref
-		case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag, recSkip:
-			ref = r.ref
-		case btf.KindPtr, btf.KindFuncProto:
-			return mult * uint64(c.addrSize)
-		default:
-			return mult * uint64(r.size)
-		}
-	}
-	return 0
 }
 
 // skipVariableName reports names pahole leaves out: made by macros or the
