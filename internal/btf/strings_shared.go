@@ -2,6 +2,7 @@ package btf
 
 import (
 	"bytes"
+	"math"
 	"slices"
 )
 
@@ -144,6 +145,18 @@ func (st *StringTable) LongAt(off uint32) bool {
 func (st *StringTable) PlainAt(off uint32) bool {
 	b := off >> longBlockBits
 	return b < uint32(len(st.plain)) && st.plain[b] || st.plainAtSlow(off)
+}
+
+// SectionOffset returns the offset in st, a table made by NewSharedStrings
+// on a string section, of the string at offset off of that section (ok
+// says whether the name is read there at all): off plus one where PlainAt
+// allows naming it so, else 0, as for names read elsewhere, the empty
+// string and strings longer than BTF allows.
+func (st *StringTable) SectionOffset(off uint64, ok bool) uint32 {
+	if !ok || off >= math.MaxUint32 || !st.PlainAt(uint32(off+1)) {
+		return 0
+	}
+	return uint32(off + 1)
 }
 
 // plainAtSlow is PlainAt for an offset whose block has no answer kept.

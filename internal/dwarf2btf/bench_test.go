@@ -3,7 +3,6 @@ package dwarf2btf
 import (
 	"testing"
 
-	"github.com/gobtf/gobtf/internal/elfio"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 
@@ -25,27 +24,5 @@ func BenchmarkEncodeVmlinux(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(s.NumTypes()), "types")
-	}
-}
-
-// BenchmarkElfFuncsVmlinux builds the function table of the shared vmlinux
-// from its symbols, as every conversion of it does beside the indexing of
-// its units.
-func BenchmarkElfFuncsVmlinux(b *testing.B) {
-	f, err := elfio.Open(testutil.Corpus(b, testutil.VmlinuxName))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	syms, err := f.Symbols()
-	if err != nil {
-		b.Fatal(err)
-	}
-	opts := &Options{}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := newElfFuncs(&elfFuncsSource{symbols: syms}, opts); err != nil {
-			b.Fatal(err)
-		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dwarf"
 	"github.com/gobtf/gobtf/internal/dwarf/die"
+	"github.com/gobtf/gobtf/internal/dwarf2btf/funcs"
 	"github.com/gobtf/gobtf/internal/elfio"
 )
 
@@ -87,7 +88,7 @@ const prefaultWindow = 8 << 20
 type unitDone struct {
 	spec    *btf.Spec
 	vars    []secEntry
-	funcs   []funcCandidate
+	funcs   []funcs.Candidate
 	funcsAt btf.TypeID // the unit's types before its variables
 	skipped bool
 	verbose []byte // with Options.Verbose, the unit's lines, written as it is joined
@@ -95,13 +96,15 @@ type unitDone struct {
 }
 
 // funcSource is what function encoding needs beyond the unit's types: the
-// decoded DWARF (candidates are collected with gobtf's decoder) and the ELF
-// function table. Without one, no functions are encoded.
+// decoded DWARF (candidates are collected with gobtf's decoder), the ELF
+// function table and the encoding's options. Without one, no functions are
+// encoded.
 type funcSource struct {
 	data    *die.Data
 	units   []die.Unit
-	table   *elfFuncs
+	table   *funcs.Table
 	machine elf.Machine
+	opts    *funcs.Options
 }
 
 // convertUnits converts n units, opening unit i's DIE stream with open, on
@@ -140,9 +143,7 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 	}
 	convs := make([]*cuTypes, jobs)
 	for g := range convs {
-		c := newCUTypes(opts, tgt.littleEndian, tgt.addrSize, tgt.shared)
-		c.debugAddr = tgt.debugAddr
-		convs[g] = c
+		convs[g] = newCUTypes(opts, tgt, fs)
 	}
 	done := make([]chan unitDone, n)
 	for i := range done {
@@ -157,7 +158,7 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 		out.SetStrings(tgt.shared.CopyShared())
 	}
 	var entries []secEntry
-	perUnit := make([][]funcCandidate, n)
+	perUnit := make([][]funcs.Candidate, n)
 	shifts := make([]btf.TypeID, n)
 	joined := make(chan error, 1)
 	// The joiner writes every unit's types into out; faulting its memory
@@ -175,7 +176,7 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 				shift := out.AppendSpec(r.spec)
 				advance()
 				if opts.OnSavedStrings != nil {
-					if strs := savedStrings(r.funcs); len(strs) > 0 {
+					if strs := funcs.SavedStrings(r.funcs); len(strs) > 0 {
 						opts.OnSavedStrings(shift+r.funcsAt+1, strs)
 					}
 				}
@@ -204,7 +205,7 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 	inOrder(n, jobs, pool, opts.BeforeUnit, func(g, i int, spec *btf.Spec) {
 		c := convs[g]
 		c.spec = spec
-		done[i] <- convertUnit(c, open, i, tgt, fs, opts)
+		done[i] <- c.convertUnit(open, i, tgt, fs)
 	})
 	err := <-joined
 	// Stopped here, by the goroutine that appends next (the function and
@@ -216,7 +217,15 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 		return nil, err
 	}
 	if fs != nil {
-		if err := encodeFuncs(out, perUnit, shifts, fs.table, opts); err != nil {
+		var progress func(int)
+		if opts.OnJoined != nil {
+			progress = func(names int) {
+				if names%namesPerReport == 0 {
+					opts.OnJoined(out)
+				}
+			}
+		}
+		if err := funcs.Encode(out, perUnit, shifts, fs.table, fs.opts, progress); err != nil {
 			return nil, err
 		}
 	}
@@ -225,6 +234,21 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 	}
 	return out, nil
 }
+
+// namesPerReport is how many function names funcs.Encode encodes between
+// two calls of Options.OnJoined.
+//
+// Why report during the function encoding at all: it runs on one CPU after
+// the last unit is joined, and a dedup.Stream given the functions only at
+// the end then ran their string pass (entering the new function names into
+// its output string table) on one CPU too, after it, while the other CPU
+// idled. The types encodeName appends are final when it returns (a
+// FUNC_PROTO, then the FUNC, then its DECL_TAGs, each referencing only
+// types before it), so the stream can take them while later names are
+// encoded, which shortens the time from the last join to the end. A report
+// costs a lock; the stream wakes only every so many types
+// (dedup.Stream.Add).
+var namesPerReport = 512
 
 // inOrder runs work on units 0 to n-1 on jobs goroutines, which take the
 // units in order, each with an item from pool that work must see returned
@@ -266,30 +290,30 @@ func inOrder[T any](n, jobs int, pool chan T, before func(), work func(g, i int,
 	_ = eg.Wait()
 }
 
-// convertUnit converts unit i with c: its types, its variables and, given a
+// convertUnit converts unit i: its types, its variables and, given a
 // funcSource, its function candidates. Like pahole, it skips units in
 // excluded languages, and partial and skeleton units (dwz or split DWARF
 // leftovers that pahole does not read either).
-func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *target, fs *funcSource, opts *Options) unitDone {
+func (c *cuTypes) convertUnit(open func(i int) (dieStream, string), i int, tgt *target, fs *funcSource) unitDone {
+	opts := c.opts
 	src, where := open(i)
 	c.reset()
-	c.fscratch.prewalked = false
-	fst, walkFuncs := src.(*fastStream)
+	fst, walkFuncs := src.(*decoderStream)
 	// Type units of .debug_types (numbered after fs.units) have no
 	// functions.
 	walkFuncs = walkFuncs && fs != nil && tgt.merged == nil && i < len(fs.units)
 	if walkFuncs {
 		// Step 1 of the function collection reads the unit along with
-		// the type walk (funcScratch.beginWalk).
-		c.fscratch.beginWalk(fst.r, isC(fs.units[i].Language), opts.Features.DeclTag)
-		fst.withFuncs(&c.fscratch)
+		// the type walk (funcs.Collector.BeginWalk).
+		c.funcs.BeginWalk(fst.reader(), &fs.units[i])
+		fst.withFuncs(c.funcs)
 	}
 	if fst != nil {
 		fst.usePlans(&c.plans)
 	}
 	lang, clang, err := c.walk(src)
 	if err == nil && walkFuncs {
-		err = c.fscratch.endWalk()
+		err = c.funcs.EndWalk()
 	}
 	if err != nil {
 		return unitDone{spec: c.spec, err: fmt.Errorf("%s: %w", where, err)}
@@ -305,19 +329,18 @@ func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *t
 	}
 	c.enumSignedness()
 	c.emit()
-	var funcs []funcCandidate
+	var cands []funcs.Candidate
 	var verbose []byte
 	if fs != nil && (m != nil || c.unitTag == dwarf.TagCompileUnit) {
 		units := fs.units[i : i+1]
 		if m != nil {
 			units = m.units
 		}
-		funcs, err = collectFuncs(&funcUnit{units: units, data: fs.data, spec: c.spec, typeID: c.resolve,
-			producerClang: clang, machine: fs.machine, elf: fs.table, opts: opts, scratch: &c.fscratch})
+		cands, err = c.funcs.Collect(funcs.Unit{Units: units, Data: fs.data, Types: c, Clang: clang, Machine: fs.machine})
 		if err != nil {
 			return unitDone{spec: c.spec, err: fmt.Errorf("%s: %w", where, err)}
 		}
-		verbose = c.fscratch.takeNotFound()
+		verbose = c.funcs.TakeNotFound()
 	}
 	funcsAt := btf.TypeID(c.spec.NumTypes())
 	vars, err := c.emitVars(tgt.elf)
@@ -328,7 +351,7 @@ func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *t
 		verbose = append(verbose, c.varLog...)
 		c.varLog = c.varLog[:0]
 	}
-	return unitDone{spec: c.spec, vars: vars, funcs: funcs, funcsAt: funcsAt, verbose: verbose}
+	return unitDone{spec: c.spec, vars: vars, funcs: cands, funcsAt: funcsAt, verbose: verbose}
 }
 
 // convertTypes converts the types, variables and functions of f, whose
@@ -339,8 +362,9 @@ func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *t
 func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die.Sections, addrs []uint64, release func([]byte), out *btf.Spec, opts *Options) (*btf.Spec, error) {
 	// The ELF side (symbols, function table, sections) is read while the
 	// DWARF units are indexed: neither needs the other.
+	fopts := funcOptions(opts)
 	var (
-		table  *elfFuncs
+		table  *funcs.Table
 		tgt    *target
 		elfErr error
 		ready  = make(chan struct{})
@@ -348,7 +372,7 @@ func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die
 	go func() {
 		defer close(ready)
 		syms, err := symbols()
-		if table, elfErr = newElfFuncsFrom(f, syms, err, opts); elfErr == nil {
+		if table, elfErr = funcTable(f, syms, err, fopts); elfErr == nil {
 			tgt = newTarget(f, syms, opts, secs.Addr, len(secs.Info), addrs)
 			tgt.out = out
 			// Names read from a merged .debug_str need no interning
@@ -394,9 +418,9 @@ func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die
 	}
 	open := func(i int) (dieStream, string) {
 		u := unitAt(i)
-		return newFastStream(d, u), fmt.Sprintf("unit at %s offset %#x", u.Section, u.Offset)
+		return newDecoderStream(d, u), fmt.Sprintf("unit at %s offset %#x", u.Section, u.Offset)
 	}
-	fs := &funcSource{data: d, units: units, table: table, machine: f.Machine}
+	fs := &funcSource{data: d, units: units, table: table, machine: f.Machine, opts: fopts}
 	n := len(units)
 	merged := n > 0 && mergeUnits(f, d)
 	if opts.OnConvert != nil {

@@ -50,14 +50,14 @@ type digestScalars struct {
 	gnuAnnot      uint64 // DW_AT_GNU_annotation: the first of gcc's annotation DIEs for this one
 	addrBase      uint64 // DW_AT_addr_base (unit DIEs)
 	language      uint64 // DW_AT_language (unit DIEs)
-	sink          uint64 // where a compiled plan puts values nothing reads (fastplan.go)
+	sink          uint64 // where a compiled plan puts values nothing reads (plans.go)
 	tag           dwarf.Tag
 	children      bool
 
 	lazyName     bool // nameField or nameOff holds the name, not yet read into name
 	hasNameField bool // nameField holds this DIE's DW_AT_name
 	// strpName: DW_AT_name is the string at nameOff in strSec, as a
-	// compiled plan reads it (fastplan.go) instead of nameField.
+	// compiled plan reads it (plans.go) instead of nameField.
 	strpName bool
 
 	hasTyp             bool

@@ -94,7 +94,7 @@ type mergedStream struct {
 	d     *die.Data
 	units []die.Unit
 	pos   int
-	cur   *fastStream
+	cur   *decoderStream
 }
 
 func (m *mergedStream) next(d *digest) (int, bool, error) {
@@ -103,7 +103,7 @@ func (m *mergedStream) next(d *digest) (int, bool, error) {
 			if m.pos >= len(m.units) {
 				return 0, false, nil
 			}
-			m.cur = newFastStream(m.d, &m.units[m.pos])
+			m.cur = newDecoderStream(m.d, &m.units[m.pos])
 			m.pos++
 		}
 		depth, ok, err := m.cur.next(d)

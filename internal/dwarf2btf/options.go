@@ -168,7 +168,7 @@ type Options struct {
 	// without an ELF function and the variables encoded, then the
 	// explanation of each function left out of the output ("NAME :
 	// skipping BTF encoding of function due to REASON"), in name order
-	// (funcs_verbose.go). pahole's listing of the types is not written.
+	// (funcs/verbose.go). pahole's listing of the types is not written.
 	Verbose io.Writer
 
 	// OnConvert, when set, is called once the units have been indexed and

@@ -13,6 +13,7 @@ import (
 	"github.com/gobtf/gobtf/internal/dwarf"
 	"github.com/gobtf/gobtf/internal/dwarf/die"
 	"github.com/gobtf/gobtf/internal/dwarf/loc"
+	"github.com/gobtf/gobtf/internal/dwarf2btf/funcs"
 	"github.com/gobtf/gobtf/internal/elfio"
 )
 
@@ -79,11 +80,10 @@ func SectionsStd(f *elf.File) (*die.Sections, error) {
 	return s, nil
 }
 
-// newElfFuncsStd builds the table from a file opened with debug/elf. A file
-// without .symtab has no functions (pahole then describes none).
-func newElfFuncsStd(f *elf.File, opts *Options) (*elfFuncs, error) {
+// funcTableStd builds the function table of a file opened with debug/elf.
+func funcTableStd(f *elf.File, opts *Options) (*funcs.Table, error) {
 	syms, err := stdSymbols(f)
-	return newElfFuncsFrom(f, syms, err, opts)
+	return funcTable(f, syms, err, funcOptions(opts))
 }
 
 // stdSymbols returns the symbols of f as debug/elf reads them, in elfio's
@@ -138,15 +138,15 @@ func (s *stdStream) next(d *digest) (int, bool, error) {
 		} else if depth == 0 {
 			s.done = true
 		}
-		fillDigest(d, e)
+		fillDigestStd(d, e)
 		return depth, true, nil
 	}
 	return 0, false, nil
 }
 
-// fillDigest copies the attributes the converter reads from a debug/dwarf
+// fillDigestStd copies the attributes the converter reads from a debug/dwarf
 // entry.
-func fillDigest(d *digest, e *stddwarf.Entry) {
+func fillDigestStd(d *digest, e *stddwarf.Entry) {
 	d.off = uint64(e.Offset)
 	d.tag = e.Tag
 	d.children = e.Children

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dwarf"
+	"github.com/gobtf/gobtf/internal/dwarf2btf/funcs"
 )
 
 // Type conversion happens in two steps per compilation unit.
@@ -132,9 +133,9 @@ type cuTypes struct {
 	paramStack  []paramRec
 	tagStack    []int // record indexes of a pointer's TYPE_TAG children
 
-	unitTag  dwarf.Tag   // the unit DIE's tag
-	clang    bool        // the unit's producer is clang
-	fscratch funcScratch // function collection's buffers, reused across units
+	unitTag dwarf.Tag        // the unit DIE's tag
+	clang   bool             // the unit's producer is clang
+	funcs   *funcs.Collector // when functions are encoded: their collector, reused across units
 
 	// With Options.Verbose: the unit DIE's DW_AT_name, and pahole -V's
 	// lines about the unit's variables (emitVars), handed over per unit.
@@ -159,12 +160,19 @@ type cuTypes struct {
 	cyclePath  []int
 }
 
-func newCUTypes(opts *Options, littleEndian bool, addrSize uint32, shared *btf.StringTable) *cuTypes {
+// newCUTypes returns a converter of the units of tgt (its functions too,
+// given fs) with opts.
+func newCUTypes(opts *Options, tgt *target, fs *funcSource) *cuTypes {
 	spec := btf.NewSpec(nil)
-	if shared != nil {
-		spec.SetStrings(btf.NewStringTable(shared))
+	if tgt.shared != nil {
+		spec.SetStrings(btf.NewStringTable(tgt.shared))
 	}
-	return &cuTypes{spec: spec, opts: opts, littleEndian: littleEndian, addrSize: addrSize, intRec: -1}
+	c := &cuTypes{spec: spec, opts: opts, littleEndian: tgt.littleEndian, addrSize: tgt.addrSize,
+		debugAddr: tgt.debugAddr, intRec: -1}
+	if fs != nil {
+		c.funcs = funcs.NewCollector(fs.table, fs.opts)
+	}
+	return c
 }
 
 // reset prepares c for the next unit, keeping every buffer's storage: a
@@ -247,24 +255,11 @@ func (c *cuTypes) nameStr(d *digest) uint32 {
 		case d.hasNameField:
 			off, ok = d.nameField.StrOffset()
 		}
-		if off := sharedOffset(off, ok, shared); off != 0 {
+		if off := shared.SectionOffset(off, ok); off != 0 {
 			return off
 		}
 	}
 	return c.str(d.nm())
-}
-
-// sharedOffset returns the offset in shared, a string table made by
-// btf.NewSharedStrings on .debug_str, of the string at offset off of
-// .debug_str (ok tells whether the name is read there at all): its offset
-// there plus one. It returns 0 for names read elsewhere and for the strings
-// a table on shared must not refer to by offset, the empty string and those
-// longer than BTF allows (which are reported).
-func sharedOffset(off uint64, ok bool, shared *btf.StringTable) uint32 {
-	if !ok || off >= math.MaxUint32 || !shared.PlainAt(uint32(off+1)) {
-		return 0
-	}
-	return uint32(off + 1)
 }
 
 // add appends a record for d, numbered in DIE order, and returns its index.

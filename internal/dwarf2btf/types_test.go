@@ -399,7 +399,7 @@ func TestGrow(t *testing.T) {
 // unit stubs) the ID at the end of the chain; 0 for void, for a chain that
 // ends nowhere or loops, and for offsets that are no record's.
 func TestResolve(t *testing.T) {
-	c := newCUTypes(&Options{}, true, 8, nil)
+	c := newCUTypes(&Options{}, &target{littleEndian: true, addrSize: 8}, nil)
 	c.reset()
 	add := func(off, ref uint64, k btf.Kind) {
 		d := &digest{}

@@ -43,6 +43,9 @@ func newTUWalk(d *die.Data, home *die.Unit, keep func(tag, parent dwarf.Tag, dep
 	return &tuWalk{d: d, r: r, seen: map[*die.Unit]bool{home: true}, sec: home.Section}
 }
 
+// reader returns the reader of the type units.
+func (t *tuWalk) reader() *die.Reader { return t.r }
+
 // walking reports whether the stream is in a type unit it walks for its
 // unit (false for a nil walk: the file has no type units).
 func (t *tuWalk) walking() bool { return t != nil && t.cur != nil }

@@ -1,4 +1,4 @@
-package dwarf2btf
+package funcs
 
 import (
 	"fmt"
@@ -19,7 +19,6 @@ import (
 //     the flags word (the second) is kept for the FASTCALL and ARENA bits.
 
 const (
-	btfIDsSection   = ".BTF_ids"
 	btfIDFuncPrefix = "__BTF_ID__func__"
 	btfIDSet8Prefix = "__BTF_ID__set8__"
 	btfSet8Kfuncs   = 1 << 0
@@ -51,30 +50,30 @@ func kfuncName(sym string) string {
 
 // markKfuncs flags the functions named in kfunc sets of .BTF_ids. Files
 // without that section or without symbols have no kfuncs.
-func (t *elfFuncs) markKfuncs(src *elfFuncsSource) error {
-	ids := src.btfIDs
-	if ids == nil || src.btfIDsIndex == 0 {
+func (t *Table) markKfuncs(src *ELF) error {
+	ids := src.BTFIDs
+	if ids == nil || src.BTFIDsIndex == 0 {
 		return nil
 	}
 	type span struct{ start, end uint64 }
 	var sets []span
-	for i := range src.symbols {
-		s := &src.symbols[i]
-		if s.Section != src.btfIDsIndex || !strings.HasPrefix(s.Name, btfIDSet8Prefix) {
+	for i := range src.Symbols {
+		s := &src.Symbols[i]
+		if s.Section != src.BTFIDsIndex || !strings.HasPrefix(s.Name, btfIDSet8Prefix) {
 			continue
 		}
-		off := s.Value - src.btfIDsAddr
+		off := s.Value - src.BTFIDsAddr
 		if off >= uint64(len(ids)) || off+8 > uint64(len(ids)) {
 			continue
 		}
-		if src.order.Uint32(ids[off+4:])&btfSet8Kfuncs == 0 {
+		if src.Order.Uint32(ids[off+4:])&btfSet8Kfuncs == 0 {
 			continue
 		}
 		sets = append(sets, span{s.Value, s.Value + s.Size})
 	}
-	for i := range src.symbols {
-		s := &src.symbols[i]
-		if s.Section != src.btfIDsIndex {
+	for i := range src.Symbols {
+		s := &src.Symbols[i]
+		if s.Section != src.BTFIDsIndex {
 			continue
 		}
 		name := kfuncName(s.Name)
@@ -91,13 +90,13 @@ func (t *elfFuncs) markKfuncs(src *elfFuncsSource) error {
 		if !in {
 			continue
 		}
-		off := s.Value - src.btfIDsAddr
-		if s.Value < src.btfIDsAddr || off+8 > uint64(len(ids)) {
-			return fmt.Errorf("kfunc %q: its entry at %#x lies outside section %s", name, s.Value, btfIDsSection)
+		off := s.Value - src.BTFIDsAddr
+		if s.Value < src.BTFIDsAddr || off+8 > uint64(len(ids)) {
+			return fmt.Errorf("kfunc %q: its entry at %#x lies outside section %s", name, s.Value, BTFIDsSection)
 		}
 		if i := t.find(name); i >= 0 {
 			t.funcs[i].kfunc = true
-			t.funcs[i].kfuncFlags = src.order.Uint32(ids[off+4:])
+			t.funcs[i].kfuncFlags = src.Order.Uint32(ids[off+4:])
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package dwarf2btf
+package funcs
 
 import (
 	"bufio"
@@ -8,9 +8,11 @@ import (
 	"github.com/gobtf/gobtf/internal/btf"
 )
 
-// encodeFuncs appends the FUNCs of all units to dst, which holds the joined
-// types of the units (unit k's type IDs shifted by shift[k]). It follows
-// pahole's btf_encoder__add_saved_funcs:
+// Encode appends the FUNCs of all units to dst, which holds the joined
+// types of the units (unit k's type IDs shifted by shift[k]). After each
+// name it calls progress, when set, with the number of names done: the
+// types appended before a call are final. It follows pahole's
+// btf_encoder__add_saved_funcs:
 //
 //   - candidates are ordered by name (stably, so units keep their order and
 //     a unit its function order) and those of one name are merged: each
@@ -32,7 +34,7 @@ import (
 //     FUNC_PROTO comes first, then the FUNC (static linkage, as pahole
 //     writes every function), then its DECL_TAGs; kfuncs get the bpf_kfunc
 //     (and bpf_fastcall) DECL_TAG after those with decl_tag_kfuncs.
-func encodeFuncs(dst *btf.Spec, perCU [][]funcCandidate, shift []btf.TypeID, ef *elfFuncs, opts *Options) error {
+func Encode(dst *btf.Spec, perCU [][]Candidate, shift []btf.TypeID, ef *Table, opts *Options, progress func(names int)) error {
 	if len(perCU) != len(shift) {
 		return fmt.Errorf("functions: %d units but %d shifts", len(perCU), len(shift))
 	}
@@ -80,8 +82,8 @@ func encodeFuncs(dst *btf.Spec, perCU [][]funcCandidate, shift []btf.TypeID, ef 
 		if err := e.encodeName(states[i:j]); err != nil {
 			return err
 		}
-		if names++; opts.OnJoined != nil && names%namesPerReport == 0 {
-			opts.OnJoined(dst)
+		if names++; progress != nil {
+			progress(names)
 		}
 	}
 	if e.log != nil {
@@ -92,26 +94,11 @@ func encodeFuncs(dst *btf.Spec, perCU [][]funcCandidate, shift []btf.TypeID, ef 
 	return nil
 }
 
-// namesPerReport is how many function names encodeFuncs encodes between
-// two calls of Options.OnJoined.
-//
-// Why report during the function encoding at all: it runs on one CPU after
-// the last unit is joined, and a dedup.Stream given the functions only at
-// the end then ran their string pass (entering the new function names into
-// its output string table) on one CPU too, after it, while the other CPU
-// idled. The types encodeName appends are final when it returns (a
-// FUNC_PROTO, then the FUNC, then its DECL_TAGs, each referencing only
-// types before it), so the stream can take them while later names are
-// encoded, which shortens the time from the last join to the end. A report
-// costs a lock; the stream wakes only every so many types
-// (dedup.Stream.Add).
-var namesPerReport = 512
-
 // combineAll merges the candidates of each name (states, in name order)
 // into the first of the name, on up to jobs goroutines. The names are
 // independent of each other and the merging only reads dst, to which
 // nothing is appended meanwhile; done serially, it was about half of
-// encodeFuncs' time on a kernel, at the end of the conversion, while
+// Encode's time on a kernel, at the end of the conversion, while
 // nothing else runs.
 func (e *funcEncoder) combineAll(states []funcState, jobs int) {
 	// Pieces of about equal size, each cut at the start of a name.
@@ -159,7 +146,7 @@ func (e *funcEncoder) combineAll(states []funcState, jobs int) {
 // funcState is a candidate during encoding, with its unit's ID shift and
 // the flags it has after merging.
 type funcState struct {
-	c     *funcCandidate
+	c     *Candidate
 	shift btf.TypeID
 	flags funcFlags
 }
@@ -173,7 +160,7 @@ func (s *funcState) id(local btf.TypeID) btf.TypeID {
 
 type funcEncoder struct {
 	dst  *btf.Spec
-	elf  *elfFuncs
+	elf  *Table
 	opts *Options
 	w    []uint32
 
@@ -317,14 +304,14 @@ func fwdKind(t btf.Type) btf.Kind {
 // skipOptimized reports a candidate whose optimized-out parameters changed
 // its calling convention, which BTF cannot describe without true_signature.
 func (e *funcEncoder) skipOptimized(s *funcState) bool {
-	return !e.opts.Features.TrueSignature && s.c.flags&flagOptimizedParms != 0 &&
+	return !e.opts.TrueSignature && s.c.flags&flagOptimizedParms != 0 &&
 		s.c.flags&(flagSignatureChanged|flagOptimizedSymbol) != 0
 }
 
 // encodeName decides and encodes the merged candidates of one name.
 func (e *funcEncoder) encodeName(group []funcState) error {
 	ef := &e.elf.funcs[group[0].c.elf]
-	if e.opts.Features.TrueSignature {
+	if e.opts.TrueSignature {
 		for k := range group {
 			s := &group[k]
 			if s.c.sym < 0 || s.flags&(flagUnexpectedReg|flagUncertainLoc) != 0 {
@@ -366,7 +353,7 @@ func (e *funcEncoder) skipReason(first, canon *funcState, ef *elfFunc) string {
 		return "reordered parameters"
 	case f&flagUncertainLoc != 0:
 		return "uncertain parameter location"
-	case e.opts.Features.ConsistentFunc && f&flagInconsistent != 0:
+	case e.opts.ConsistentFunc && f&flagInconsistent != 0:
 		return "inconsistet prototype" // sic: scripts grep for pahole's spelling
 	case f&flagUnexpectedReg != 0:
 		return "unexpected register usage for parameter"
@@ -436,7 +423,7 @@ func (e *funcEncoder) addFunc(s *funcState, name string, ret btf.TypeID, argType
 // strOff returns the output's offset of r, a string of candidate c: its
 // offset in the shared .debug_str part when it has one (see strRef),
 // else the offset AddString gives it.
-func (e *funcEncoder) strOff(c *funcCandidate, r strRef) uint32 {
+func (e *funcEncoder) strOff(c *Candidate, r strRef) uint32 {
 	if r.shared != 0 {
 		return r.shared
 	}
@@ -448,7 +435,7 @@ func (e *funcEncoder) strOff(c *funcCandidate, r strRef) uint32 {
 // first; after the FUNC come the bpf_kfunc and bpf_fastcall DECL_TAGs (with
 // decl_tag_kfuncs and decl_tag).
 func (e *funcEncoder) addKfunc(s *funcState, ef *elfFunc) error {
-	feats := &e.opts.Features
+	feats := e.opts
 	ret := s.id(s.c.ret)
 	var args []btf.TypeID
 	if feats.DeclTagKfuncs && feats.Attributes && ef.kfuncFlags&(kfArenaRet|kfArenaArg1|kfArenaArg2) != 0 {

@@ -4,33 +4,36 @@ import (
 	"github.com/gobtf/gobtf/internal/dwarf"
 	"github.com/gobtf/gobtf/internal/dwarf/die"
 	"github.com/gobtf/gobtf/internal/dwarf/loc"
+	"github.com/gobtf/gobtf/internal/dwarf2btf/funcs"
 )
 
-// fastStream reads one unit with gobtf's own allocation-free decoder. The
+// decoderStream reads one unit with gobtf's own allocation-free decoder. The
 // Entry and its Fields buffer are reused for every DIE, and strings and
 // blocks alias the section data, so a walk allocates nothing per DIE.
-type fastStream struct {
+type decoderStream struct {
 	d *die.Data
 	r *die.Reader
 	e die.Entry
 
-	// funcs, when set, also takes every DIE, for step 1 of collectFuncs
-	// (see funcScratch.beginWalk and withFuncs).
-	funcs *funcScratch
+	// along, when set, also takes every DIE (see withFuncs).
+	along dieVisitor
 
 	// tu, when the file has type units, walks those the unit refers to
 	// after the unit (see typeunits.go).
 	tu *tuWalk
 
 	// plans, when set (usePlans), fills digests from the DIEs' bytes in
-	// place where it can (see fastplan.go).
+	// place where it can (see plans.go).
 	plans *fixedPlans
 }
+
+// reader returns the reader of the unit's own DIEs.
+func (st *decoderStream) reader() *die.Reader { return st.r }
 
 // usePlans makes the stream fill digests by compiled plans, kept in p. It
 // must be called before the walk and after withFuncs, if at all; a stream
 // that walks type units does not use them.
-func (st *fastStream) usePlans(p *fixedPlans) {
+func (st *decoderStream) usePlans(p *fixedPlans) {
 	if st.tu != nil {
 		return
 	}
@@ -39,10 +42,22 @@ func (st *fastStream) usePlans(p *fixedPlans) {
 	st.r.SetDeferFixed(true)
 }
 
-// withFuncs makes the stream also hand every DIE to s, which beginWalk has
-// prepared, and decode the DIEs the function walk reads too.
-func (st *fastStream) withFuncs(s *funcScratch) {
-	st.funcs = s
+// dieVisitor takes the DIEs of a unit along with the type walk: the
+// function collector (funcs.Collector.BeginWalk), which so reads a unit's
+// subprograms from the same decoded DIEs.
+type dieVisitor interface {
+	// Visit takes the next DIE of the unit: every one, in order, but those
+	// Passes declines.
+	Visit(e *die.Entry) error
+	// Passes reports whether Visit would do nothing with the next DIE, at
+	// depth.
+	Passes(depth int) bool
+}
+
+// withFuncs makes the stream also hand every DIE to v, and decode the DIEs
+// funcs.WalkKeeps names too.
+func (st *decoderStream) withFuncs(v dieVisitor) {
+	st.along = v
 	st.r.SetFilter(typeAndFuncWalkKeeps, typeWalkFixed)
 }
 
@@ -53,22 +68,20 @@ func typeWalkFixed(tag dwarf.Tag) bool {
 	return tag != dwarf.TagVariable && tag != dwarf.TagFormalParameter
 }
 
-// typeAndFuncWalkKeeps is the filter of a type walk that also does step 1 of
-// the function collection: typeWalkKeeps, plus subprograms and GNU
-// annotations at any depth and the parameters of subprograms (the LLVM
-// annotations the function walk reads, typeWalkKeeps keeps already).
+// typeAndFuncWalkKeeps is the filter of a type walk that also hands its
+// DIEs to the function collector: typeWalkKeeps, and what
+// funcs.WalkKeeps keeps.
 func typeAndFuncWalkKeeps(tag, parent dwarf.Tag, depth int) bool {
-	return typeWalkKeeps(tag, parent, depth) || tag == dwarf.TagSubprogram || tag == dwarf.TagGNUAnnotation ||
-		tag == dwarf.TagFormalParameter && parent == dwarf.TagSubprogram
+	return typeWalkKeeps(tag, parent, depth) || funcs.WalkKeeps(tag, parent)
 }
 
-// newFastStream positions a reader of d on unit u.
-func newFastStream(d *die.Data, u *die.Unit) *fastStream {
-	s := &fastStream{d: d, r: d.NewReader()}
-	s.r.SetLazyStrings(true) // fillDigestFast reads strings with Field.Str
+// newDecoderStream positions a reader of d on unit u.
+func newDecoderStream(d *die.Data, u *die.Unit) *decoderStream {
+	s := &decoderStream{d: d, r: d.NewReader()}
+	s.r.SetLazyStrings(true) // fillDigest reads strings with Field.Str
 	s.r.SetFilter(typeWalkKeeps, typeWalkFixed)
 	// Neither walk does anything with a leaf DIE it does not keep (see
-	// funcScratch.visit and cuTypes.visit).
+	// funcs.Collector.Visit and cuTypes.visit).
 	s.r.SetDropLeaves(true)
 	s.r.Seek(u)
 	if d.HasTypeUnits() {
@@ -80,10 +93,10 @@ func newFastStream(d *die.Data, u *die.Unit) *fastStream {
 // next decodes the next DIE of the unit, and after the unit's own those of
 // the type units it refers to (without their unit DIEs, so that their types
 // sit at the unit's top level), into d. It returns the DIE's depth.
-func (s *fastStream) next(d *digest) (int, bool, error) {
+func (s *decoderStream) next(d *digest) (int, bool, error) {
 	r := s.r
 	if s.tu.walking() {
-		r = s.tu.r
+		r = s.tu.reader()
 	}
 	for {
 		ok, err := r.Next(&s.e)
@@ -94,7 +107,7 @@ func (s *fastStream) next(d *digest) (int, bool, error) {
 			if !s.tu.advance() {
 				return 0, false, nil
 			}
-			r = s.tu.r
+			r = s.tu.reader()
 			continue
 		}
 		if s.tu != nil {
@@ -103,17 +116,14 @@ func (s *fastStream) next(d *digest) (int, bool, error) {
 			}
 			s.tu.rewrite(&s.e)
 		}
-		// noVisit: visit would return at once (see funcScratch.visit),
-		// which is most of the time, so it is not called.
-		f := s.funcs
-		noVisit := f == nil || s.tu.walking() || f.skipping && s.e.Depth > f.skipDepth
+		// noVisit: the collector would do nothing with the DIE, which is
+		// most of the time, so it is not handed it.
+		v := s.along
+		noVisit := v == nil || s.tu.walking() || v.Passes(s.e.Depth)
 		if s.e.AttrPos >= 0 {
-			if s.e.Depth > 0 && (noVisit || !readsFields(s.e.Tag)) && s.plans.fill(d, &s.e) {
-				if d.strSec == nil {
-					d.strSec = s.plans.str
-				}
+			if s.e.Depth > 0 && (noVisit || !funcs.ReadsFields(s.e.Tag)) && s.plans.fill(d, &s.e) {
 				if !noVisit {
-					if err := f.visit(&s.e); err != nil {
+					if err := v.Visit(&s.e); err != nil {
 						return 0, false, err
 					}
 				}
@@ -125,21 +135,21 @@ func (s *fastStream) next(d *digest) (int, bool, error) {
 			}
 		}
 		if !noVisit {
-			if err := f.visit(&s.e); err != nil {
+			if err := v.Visit(&s.e); err != nil {
 				return 0, false, err
 			}
 		}
-		fillDigestFast(d, &s.e)
+		fillDigest(d, &s.e)
 		return s.e.Depth, true, nil
 	}
 }
 
-// fillDigestFast copies the attributes the converter reads from a decoded
+// fillDigest copies the attributes the converter reads from a decoded
 // entry. Integer attributes take constant forms as pahole's attr_numeric
 // does (sdata values keep their sign bits); references are absolute
 // .debug_info offsets. A DW_FORM_ref_sig8 type reference (DWARF 4 type units)
 // cannot be keyed by a .debug_info offset and is left unresolved.
-func fillDigestFast(d *digest, e *die.Entry) {
+func fillDigest(d *digest, e *die.Entry) {
 	d.off = e.Offset
 	d.tag = e.Tag
 	d.children = e.Children

@@ -1,4 +1,4 @@
-package dwarf2btf
+package funcs
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"github.com/gobtf/gobtf/internal/dwarf/die"
 )
 
-// collectFuncs follows pahole's loading of one unit's functions and its
+// Collect follows pahole's loading of one unit's functions and its
 // per-unit encoder pass. The steps and their order matter, because pahole
 // shares information between a concrete out-of-line instance of a function
 // (a DW_TAG_subprogram with DW_AT_abstract_origin and an address) and its
@@ -20,7 +20,7 @@ import (
 //     DW_TAG_formal_parameter children (numbered in order), varargs and
 //     btf_decl_tag annotations. pahole registers a subprogram after its
 //     children, so the unit's function order is DIE post-order;
-//  2. decode every parameter's location (paramloc.go), which needs the byte
+//  2. decode every parameter's location (location.go), which needs the byte
 //     size of its type (taken through the abstract origin if it has one);
 //  3. resolve, in function order, each parameter without DW_AT_type through
 //     its abstract origin: it takes the origin's name and type, its function
@@ -28,17 +28,15 @@ import (
 //     accumulates the location facts (so an abstract instance learns where
 //     its concrete instances keep their parameters);
 //  4. analyse each function's parameter locations against the ABI
-//     registers (analyzeParams) and set its flags;
+//     registers (analyze) and set its flags;
 //  5. save every function that is not a declaration, has all parameters
 //     named and whose name is in the ELF function table.
-func collectFuncs(u *funcUnit) ([]funcCandidate, error) {
-	s := u.scratch
-	if s == nil {
-		s = &funcScratch{}
-	}
-	if s.prewalked {
-		// Step 1 was done beside the type walk (beginWalk).
-		s.prewalked = false
+func (s *Collector) Collect(in Unit) ([]Candidate, error) {
+	u := &unit{units: in.Units, data: in.Data, spec: in.Types.Spec(), typeID: in.Types.TypeID,
+		producerClang: in.Clang, machine: in.Machine, elf: s.table, opts: s.opts}
+	if s.prewalked && len(in.Units) == 1 && &in.Units[0] == s.walked {
+		// Step 1 was done beside the type walk (BeginWalk).
+		s.prewalked, s.walked = false, nil
 		s.loc.reset(u.data.Sections(), &u.units[0])
 	} else {
 		s.reset(u)
@@ -55,8 +53,10 @@ func collectFuncs(u *funcUnit) ([]funcCandidate, error) {
 	return s.candidates(u, &abi), nil
 }
 
-// takeNotFound hands over the unit's "could not find function" lines.
-func (s *funcScratch) takeNotFound() []byte {
+// TakeNotFound hands over, with Options.Verbose, pahole -V's line for each
+// function of the last unit collected left out for want of an ELF symbol
+// of its name.
+func (s *Collector) TakeNotFound() []byte {
 	b := s.notFound
 	s.notFound = nil
 	return b
@@ -91,7 +91,7 @@ type fparam struct {
 	hasType  bool
 	fn       int32
 	idx      int32
-	unit     int32 // index in funcUnit.units, for its location lists
+	unit     int32 // index in unit.units, for its location lists
 
 	locForm  dwarf.Form
 	locVal   uint64
@@ -120,8 +120,12 @@ type fannot struct {
 	value     string
 }
 
-// funcScratch holds one unit's collection state; a worker reuses it.
-type funcScratch struct {
+// Collector collects the function candidates of one unit at a time. It
+// keeps its buffers from unit to unit: a converter goroutine has one.
+type Collector struct {
+	table *Table
+	opts  *Options
+
 	subs   []subprog
 	params []fparam
 	annots []fannot
@@ -135,29 +139,36 @@ type funcScratch struct {
 
 	// notFound, with Options.Verbose, is pahole -V's line for each function
 	// of the unit left out for want of an ELF function of its name; it is
-	// handed over with the candidates (takeNotFound).
+	// handed over with the candidates (TakeNotFound).
 	notFound []byte
 
-	// The walk of step 1 (visit), and whether it has been done beside
-	// the type walk (beginWalk) for the unit collectFuncs is given next.
+	// The walk of step 1 (Visit), and whether it has been done beside
+	// the type walk (BeginWalk) for the unit Collect is given next.
 	stack     []fnFrame
-	unit      int32 // index of the unit walked in funcUnit.units
-	cUnit     bool  // the unit's language is C
-	declTags  bool  // btf_decl_tag annotations are collected
-	prewalked bool
-	// skipping is set while visit is inside the subtree of a DIE whose
+	unit      int32     // index of the unit walked in unit.units
+	cUnit     bool      // the unit's language is C
+	declTags  bool      // btf_decl_tag annotations are collected
+	walked    *die.Unit // the unit BeginWalk was given
+	prewalked bool      // EndWalk has ended the walk of walked
+	// skipping is set while Visit is inside the subtree of a DIE whose
 	// subtree holds nothing collected (skipsFuncs), at depth skipDepth.
 	skipping  bool
 	skipDepth int
 }
 
-func (s *funcScratch) reset(u *funcUnit) {
+// NewCollector returns a collector of the functions that table has, as
+// opts says.
+func NewCollector(table *Table, opts *Options) *Collector {
+	return &Collector{table: table, opts: opts}
+}
+
+func (s *Collector) reset(u *unit) {
 	s.resetWalk()
 	s.loc.reset(u.data.Sections(), &u.units[0])
 }
 
 // resetWalk clears what step 1 collects.
-func (s *funcScratch) resetWalk() {
+func (s *Collector) resetWalk() {
 	s.subs = s.subs[:0]
 	s.params = s.params[:0]
 	s.annots = s.annots[:0]
@@ -167,26 +178,43 @@ func (s *funcScratch) resetWalk() {
 	s.skipping = false
 }
 
-// beginWalk prepares step 1 for a unit whose DIEs another walk (the type
-// walk, see fastStream) reads with r and hands to visit, every one of them
-// in order, before calling endWalk; r must decode the DIEs that
-// funcWalkKeeps keeps, except those it keeps only to skip their subtrees.
-// collectFuncs then skips its own walk. So a unit is walked once instead of
-// twice: the function walk alone stepped over every DIE of every function
-// body.
-func (s *funcScratch) beginWalk(r *die.Reader, cUnit, declTags bool) {
+// BeginWalk prepares step 1 for unit u, whose DIEs another walk (the type
+// walk) reads with r and hands to Visit, every one of them in order but
+// those Passes declines, before calling EndWalk. r must decode the DIEs
+// WalkKeeps keeps, those with the tags ReadsFields names into their Fields.
+// Collect, given that unit next, then skips its own walk, so the unit is
+// walked once.
+func (s *Collector) BeginWalk(r *die.Reader, u *die.Unit) {
 	s.resetWalk()
-	s.reader, s.unit, s.cUnit, s.declTags = r, 0, cUnit, declTags
+	s.reader, s.unit, s.cUnit, s.declTags = r, 0, isC(u.Language), s.opts.DeclTag
+	s.walked, s.prewalked = u, false
 }
 
-// endWalk closes the frames still open at the end of the unit, and marks
-// step 1 done for collectFuncs.
-func (s *funcScratch) endWalk() error {
+// EndWalk closes the frames still open at the end of the unit, and marks
+// step 1 done for Collect.
+func (s *Collector) EndWalk() error {
 	if err := s.endWalkUnit(); err != nil {
 		return err
 	}
 	s.prewalked = true
 	return nil
+}
+
+// Passes reports whether Visit would do nothing with a DIE at depth: it is
+// below one whose subtree holds nothing Visit collects.
+func (s *Collector) Passes(depth int) bool { return s.skipping && depth > s.skipDepth }
+
+// WalkKeeps reports whether a walk that hands its DIEs to Visit must decode
+// the DIEs with the given tag and parent tag: subprograms, their
+// parameters and unspecified parameters, and annotations.
+func WalkKeeps(tag, parent dwarf.Tag) bool {
+	switch tag {
+	case dwarf.TagSubprogram, dwarf.TagLLVMAnnotation, dwarf.TagGNUAnnotation:
+		return true
+	case dwarf.TagFormalParameter, dwarf.TagUnspecifiedParameters:
+		return parent == dwarf.TagSubprogram
+	}
+	return false
 }
 
 // fnFrame is an open DIE of the walk.
@@ -198,12 +226,12 @@ type fnFrame struct {
 
 // walk reads the DIEs of the unit, or of every unit of a merged
 // conversion in order (step 1).
-func (s *funcScratch) walk(u *funcUnit) error {
+func (s *Collector) walk(u *unit) error {
 	r := u.data.NewReader()
 	r.SetLazyStrings(true) // strings are read with Field.Str only
 	r.SetFilter(funcWalkKeeps, func(dwarf.Tag) bool { return true })
 	s.reader = r
-	s.declTags = u.opts.Features.DeclTag
+	s.declTags = u.opts.DeclTag
 	for k := range u.units {
 		r.Seek(&u.units[k])
 		s.unit, s.cUnit = int32(k), isC(u.units[k].Language)
@@ -215,7 +243,7 @@ func (s *funcScratch) walk(u *funcUnit) error {
 }
 
 // walkUnit reads the DIEs of the unit r is positioned at.
-func (s *funcScratch) walkUnit(u *funcUnit, r *die.Reader) error {
+func (s *Collector) walkUnit(u *unit, r *die.Reader) error {
 	var e die.Entry
 	s.stack = s.stack[:0]
 	for {
@@ -226,7 +254,7 @@ func (s *funcScratch) walkUnit(u *funcUnit, r *die.Reader) error {
 		if !ok {
 			break
 		}
-		if err := s.visit(&e); err != nil {
+		if err := s.Visit(&e); err != nil {
 			return err
 		}
 		if e.Children && skipsFuncs(e.Tag, s.cUnit) {
@@ -241,7 +269,7 @@ func (s *funcScratch) walkUnit(u *funcUnit, r *die.Reader) error {
 }
 
 // endWalkUnit closes the frames still open at the end of a unit.
-func (s *funcScratch) endWalkUnit() error {
+func (s *Collector) endWalkUnit() error {
 	for len(s.stack) > 0 {
 		if err := s.closeFrame(s.stack[len(s.stack)-1]); err != nil {
 			return err
@@ -251,10 +279,10 @@ func (s *funcScratch) endWalkUnit() error {
 	return nil
 }
 
-// visit takes the next DIE of the unit in step 1.
-func (s *funcScratch) visit(e *die.Entry) error {
+// Visit takes the next DIE of the unit in step 1.
+func (s *Collector) Visit(e *die.Entry) error {
 	// The DIEs below one whose subtree holds nothing collected are passed
-	// over at once: the type walk hands them all to visit, and most of a
+	// over at once: the type walk hands them all to Visit, and most of a
 	// kernel's DIEs are struct members and enumerators.
 	if s.skipping {
 		if e.Depth > s.skipDepth {
@@ -311,10 +339,10 @@ func (s *funcScratch) visit(e *die.Entry) error {
 	return nil
 }
 
-// readsFields reports whether funcScratch.visit may read the attributes of
-// a DIE with the given tag, outside the subtrees it passes over: those of
+// ReadsFields reports whether Visit may read the attributes of a DIE with
+// the given tag, outside the subtrees it passes over: those of
 // subprograms, parameters and annotations.
-func readsFields(tag dwarf.Tag) bool {
+func ReadsFields(tag dwarf.Tag) bool {
 	switch tag {
 	case dwarf.TagSubprogram, dwarf.TagFormalParameter, dwarf.TagLLVMAnnotation, dwarf.TagGNUAnnotation:
 		return true
@@ -358,7 +386,7 @@ func isC(lang uint64) bool { return lang <= 0xffff && dwarf.Lang(lang).IsC() }
 // closeFrame finishes a subprogram or parameter whose children have been
 // read: gcc-style annotations chained from it come last, and a subprogram
 // takes its place in the function order.
-func (s *funcScratch) closeFrame(f fnFrame) error {
+func (s *Collector) closeFrame(f fnFrame) error {
 	switch f.kind {
 	case 1:
 		if s.declTags {
@@ -379,7 +407,7 @@ func (s *funcScratch) closeFrame(f fnFrame) error {
 }
 
 // addAnnot records e if it is a btf_decl_tag annotation.
-func (s *funcScratch) addAnnot(e *die.Entry, fn, comp int32) {
+func (s *Collector) addAnnot(e *die.Entry, fn, comp int32) {
 	var name, value string
 	for i := range e.Fields {
 		switch f := &e.Fields[i]; f.Attr {
@@ -397,7 +425,7 @@ func (s *funcScratch) addAnnot(e *die.Entry, fn, comp int32) {
 }
 
 // annotChain follows a DW_AT_GNU_annotation chain starting at off.
-func (s *funcScratch) annotChain(off uint64, fn, comp int32) error {
+func (s *Collector) annotChain(off uint64, fn, comp int32) error {
 	for hops := 0; off != 0 && hops < 1024; hops++ {
 		if err := s.reader.EntryAt(die.SecInfo, off, &s.entry); err != nil {
 			return fmt.Errorf("functions: annotation at %#x: %w", off, err)
@@ -481,7 +509,7 @@ func paramFrom(e *die.Entry) fparam {
 }
 
 // findSub returns the index of the subprogram at off, or -1.
-func (s *funcScratch) findSub(off uint64) int {
+func (s *Collector) findSub(off uint64) int {
 	i := sort.Search(len(s.subs), func(i int) bool { return s.subs[i].off >= off })
 	if i < len(s.subs) && s.subs[i].off == off {
 		return i
@@ -490,7 +518,7 @@ func (s *funcScratch) findSub(off uint64) int {
 }
 
 // findParam returns the index of the parameter at off, or -1.
-func (s *funcScratch) findParam(off uint64) int {
+func (s *Collector) findParam(off uint64) int {
 	i := sort.Search(len(s.params), func(i int) bool { return s.params[i].off >= off })
 	if i < len(s.params) && s.params[i].off == off {
 		return i
@@ -499,7 +527,7 @@ func (s *funcScratch) findParam(off uint64) int {
 }
 
 // sizesAndLocations is step 2.
-func (s *funcScratch) sizesAndLocations(u *funcUnit) {
+func (s *Collector) sizesAndLocations(u *unit) {
 	abi := abiFor(u.machine)
 	addrSize := u.addrSize()
 	limit := addrSize
@@ -533,7 +561,7 @@ func (s *funcScratch) sizesAndLocations(u *funcUnit) {
 // typeByteSize is the size pahole gives a parameter's type for the ABI
 // checks: a pointer's address size, else the first byte size met along the
 // chain of referenced types (so an array counts as its element).
-func typeByteSize(u *funcUnit, off uint64) int {
+func typeByteSize(u *unit, off uint64) int {
 	id := u.typeID(off)
 	for hops := 0; id != 0 && hops < 64; hops++ {
 		t := u.spec.Type(id)
@@ -557,7 +585,7 @@ func typeByteSize(u *funcUnit, off uint64) int {
 }
 
 // resolveOrigins is step 3.
-func (s *funcScratch) resolveOrigins() {
+func (s *Collector) resolveOrigins() {
 	for _, fi := range s.order {
 		sp := &s.subs[fi]
 		for k := sp.first; k < sp.first+sp.n; k++ {
@@ -608,7 +636,7 @@ func named(f *die.Field) bool { return f.Attr == dwarf.AttrName }
 
 // funcName returns a subprogram's name attribute: its own, else its
 // abstract origin's, else its specification's; nil when it has none.
-func (s *funcScratch) funcName(sp *subprog) *die.Field {
+func (s *Collector) funcName(sp *subprog) *die.Field {
 	if named(&sp.name) {
 		return &sp.name
 	}

@@ -52,7 +52,7 @@ func comparePlans(t testing.TB, d *die.Data) (planned, total int) {
 	var plans fixedPlans
 	for i := range d.Units() {
 		u := &d.Units()[i]
-		a, b := newFastStream(d, u), newFastStream(d, u)
+		a, b := newDecoderStream(d, u), newDecoderStream(d, u)
 		a.usePlans(&plans)
 		var da, db digest
 		for {
@@ -79,7 +79,7 @@ func comparePlans(t testing.TB, d *die.Data) (planned, total int) {
 }
 
 // TestPlansMatchFields requires the compiled plans to fill every digest as
-// fillDigestFast fills it from the decoded DIE, on the fixtures (both
+// fillDigest fills it from the decoded DIE, on the fixtures (both
 // compilers, DWARF 4 and 5, objects and linked files, other targets) and,
 // unless -short, on the shared kernel and modules. So that the comparison
 // is not vacuous, plans must have filled some DIEs of every little-endian

@@ -19,7 +19,7 @@ import (
 // once per abbreviation of a unit, the few reads the digest needs (a plan),
 // and fills the digest by running them on the DIE's bytes in place.
 //
-// The invariant: running a plan leaves the digest exactly as fillDigestFast
+// The invariant: running a plan leaves the digest exactly as fillDigest
 // leaves it after Next has decoded the same DIE, and fails (the caller then
 // decodes the DIE after all) wherever Next could have reported an error.
 // Hence the plan compiler refuses whatever Next resolves or checks beyond a
@@ -100,7 +100,7 @@ const (
 	sinkFlag = unsafe.Offsetof(digestScalars{}.sinkFlag)
 )
 
-// places gives each action's place, as fillDigestFast stores the same
+// places gives each action's place, as fillDigest stores the same
 // attribute: a value with its has-flag where the digest has one (else
 // sinkFlag), flags as value != 0, checks into the sink.
 var places = [...]stepPlace{
@@ -256,8 +256,8 @@ func plainForm(f dwarf.Form) bool {
 func isStrForm(f dwarf.Form) bool { return f == dwarf.FormStrp || f.IsStrx() }
 
 // stepFor returns what a plan does with attribute attr of form f, the way
-// fillDigestFast treats it: act when read is set, nothing when it is not;
-// ok is false when fillDigestFast needs the decoded Field (strings other
+// fillDigest treats it: act when read is set, nothing when it is not;
+// ok is false when fillDigest needs the decoded Field (strings other
 // than a strp name).
 func stepFor(attr dwarf.Attr, f dwarf.Form) (act planAct, read, ok bool) {
 	isRef := f == dwarf.FormRef1 || f == dwarf.FormRef2 || f == dwarf.FormRef4 || f == dwarf.FormRef8 || f == dwarf.FormRefAddr
@@ -370,5 +370,8 @@ func (p *fixedPlans) fill(d *digest, e *die.Entry) bool {
 		}
 	}
 	d.lazyName = d.strpName
+	if d.strSec == nil {
+		d.strSec = p.str
+	}
 	return true
 }

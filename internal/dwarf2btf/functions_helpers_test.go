@@ -13,6 +13,7 @@ import (
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dwarf"
 	"github.com/gobtf/gobtf/internal/dwarf/die"
+	"github.com/gobtf/gobtf/internal/dwarf2btf/funcs"
 )
 
 // convertWithFuncs converts a linked ELF file's types unit by unit, as the
@@ -34,7 +35,7 @@ func convertWithFuncs(t testing.TB, path string, opts *Options) *btf.Spec {
 	if err != nil {
 		t.Fatal(err)
 	}
-	table, err := newElfFuncsStd(m.elf, opts)
+	table, err := funcTableStd(m.elf, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,18 +46,17 @@ func convertWithFuncs(t testing.TB, path string, opts *Options) *btf.Spec {
 	}
 	units := d.Units()
 	out := btf.NewSpec(nil)
-	perCU := make([][]funcCandidate, len(units))
+	perCU := make([][]funcs.Candidate, len(units))
 	shift := make([]btf.TypeID, len(units))
-	c := newCUTypes(opts, le, addrSize, nil)
-	c.debugAddr = secs.Addr
-	scratch := &funcScratch{}
+	c := newCUTypes(opts, &target{littleEndian: le, addrSize: addrSize, debugAddr: secs.Addr}, nil)
+	collector := funcs.NewCollector(table, funcOptions(opts))
 	var collect time.Duration
 	var ms runtime.MemStats
 	var mallocs uint64
 	nCands := 0
 	for i := range units {
 		c.reset()
-		lang, clang, err := c.walk(newFastStream(d, &units[i]))
+		lang, clang, err := c.walk(newDecoderStream(d, &units[i]))
 		if err != nil {
 			t.Fatalf("unit %d: %v", i, err)
 		}
@@ -68,8 +68,7 @@ func convertWithFuncs(t testing.TB, path string, opts *Options) *btf.Spec {
 		t0 := time.Now()
 		runtime.ReadMemStats(&ms)
 		m0 := ms.Mallocs
-		cands, err := collectFuncs(&funcUnit{units: units[i : i+1], data: d, spec: c.spec, typeID: c.resolve,
-			producerClang: clang, machine: m.elf.Machine, elf: table, opts: opts, scratch: scratch})
+		cands, err := collector.Collect(funcs.Unit{Units: units[i : i+1], Data: d, Types: c, Clang: clang, Machine: m.elf.Machine})
 		if err != nil {
 			t.Fatalf("unit %d: %v", i, err)
 		}
@@ -82,11 +81,11 @@ func convertWithFuncs(t testing.TB, path string, opts *Options) *btf.Spec {
 	}
 	t0 := time.Now()
 	before := out.NumTypes()
-	if err := encodeFuncs(out, perCU, shift, table, opts); err != nil {
+	if err := funcs.Encode(out, perCU, shift, table, funcOptions(opts), nil); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%s: %d units, %d ELF functions; collect %v (%d candidates, %d allocations), encode %v (%d types)", filepath.Base(path),
-		len(units), len(table.funcs), collect, nCands, mallocs, time.Since(t0), out.NumTypes()-before)
+		len(units), table.Len(), collect, nCands, mallocs, time.Since(t0), out.NumTypes()-before)
 	return out
 }
 
@@ -142,7 +141,7 @@ func typeShape(s *btf.Spec, id btf.TypeID) string {
 			continue
 		case btf.KindFwd, btf.KindStruct, btf.KindUnion:
 			// Deduplication resolves forward declarations.
-			if fwdKind(t) == btf.KindUnion {
+			if t.Kind() == btf.KindUnion || t.Kind() == btf.KindFwd && t.KindFlag() {
 				return shape + "union " + s.Name(t)
 			}
 			return shape + "struct " + s.Name(t)

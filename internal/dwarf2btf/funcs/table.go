@@ -1,11 +1,9 @@
-package dwarf2btf
+package funcs
 
 import (
 	"cmp"
 	"debug/elf"
 	"encoding/binary"
-	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -44,8 +42,8 @@ type elfFunc struct {
 	kfuncFlags uint32
 }
 
-// elfFuncs is the ELF function table, sorted by name.
-type elfFuncs struct {
+// Table is the ELF function table, sorted by name.
+type Table struct {
 	funcs []elfFunc
 	syms  []elfFuncSym
 
@@ -56,53 +54,26 @@ type elfFuncs struct {
 	byName map[string]int32
 }
 
-// elfFuncsSource is the part of an ELF file the function table and the kfunc
-// scan read.
-type elfFuncsSource struct {
-	symbols []elfio.Symbol // .symtab in order, the null symbol 0 included or not
-	order   interface {
-		Uint32([]byte) uint32
-	}
-	btfIDs      []byte // contents of .BTF_ids, nil if absent
-	btfIDsAddr  uint64 // its sh_addr
-	btfIDsIndex uint32 // its section index
+// ELF is what the function table and the kfunc scan read of an ELF file.
+type ELF struct {
+	Symbols []elfio.Symbol // .symtab in order, the null symbol 0 included or not
+	Order   binary.ByteOrder
+
+	// The kfunc sets, read with decl_tag_kfuncs: the contents of
+	// .BTF_ids (nil when it has none), its sh_addr and its section index.
+	BTFIDs      []byte
+	BTFIDsAddr  uint64
+	BTFIDsIndex uint32
 }
 
-// newElfFuncsFrom builds the table of f's functions from its symbols and
-// the error reading them returned. A file without .symtab has no functions
-// (pahole then describes none).
-func newElfFuncsFrom(f *elf.File, syms []elfio.Symbol, err error, opts *Options) (*elfFuncs, error) {
-	if err != nil {
-		if errors.Is(err, elf.ErrNoSymbols) || errors.Is(err, elfio.ErrNoSymbols) {
-			return &elfFuncs{}, nil
-		}
-		if fe := (*elfio.FormatError)(nil); errors.As(err, &fe) {
-			return nil, err // it names the section and the offset
-		}
-		return nil, fmt.Errorf("reading the symbol table: %w", err)
-	}
-	src := elfFuncsSource{symbols: syms, order: f.ByteOrder}
-	if opts.Features.DeclTagKfuncs {
-		for i, s := range f.Sections {
-			if s.Name != btfIDsSection {
-				continue
-			}
-			if s.Type != elf.SHT_NOBITS {
-				b, err := s.Data()
-				if err != nil {
-					return nil, fmt.Errorf("section %s: %w", btfIDsSection, err)
-				}
-				src.btfIDs = b
-			}
-			src.btfIDsAddr, src.btfIDsIndex = s.Addr, uint32(i)
-		}
-	}
-	return newElfFuncs(&src, opts)
-}
+// BTFIDsSection is the section of the kernel's BTF ID sets, which name its
+// kfuncs (kfuncs.go).
+const BTFIDsSection = ".BTF_ids"
 
-// newElfFuncs builds the function table from the symbols, then marks the
-// kfuncs when the decl_tag_kfuncs feature asks for them.
-func newElfFuncs(src *elfFuncsSource, opts *Options) (*elfFuncs, error) {
+// NewTable builds the function table from the symbols of src, then marks
+// the kfuncs when the decl_tag_kfuncs feature asks for them. A file
+// without symbols has no functions (pahole then describes none).
+func NewTable(src *ELF, opts *Options) (*Table, error) {
 	type entry struct {
 		name string
 		sym  elfFuncSym
@@ -111,8 +82,8 @@ func newElfFuncs(src *elfFuncsSource, opts *Options) (*elfFuncs, error) {
 		return s.Type() == elf.STT_FUNC && s.Name != "" && !hasNonFuncSuffix(s.Name)
 	}
 	n := 0
-	for i := range src.symbols {
-		if isFunc(&src.symbols[i]) {
+	for i := range src.Symbols {
+		if isFunc(&src.Symbols[i]) {
 			n++
 		}
 	}
@@ -120,8 +91,8 @@ func newElfFuncs(src *elfFuncsSource, opts *Options) (*elfFuncs, error) {
 	// memory the process has not touched before, which costs page faults.
 	ents := make([]entry, 0, n)
 	order := make([]sortKey, 0, n)
-	for i := range src.symbols {
-		s := &src.symbols[i]
+	for i := range src.Symbols {
+		s := &src.Symbols[i]
 		if !isFunc(s) {
 			continue
 		}
@@ -154,7 +125,7 @@ func newElfFuncs(src *elfFuncsSource, opts *Options) (*elfFuncs, error) {
 		}
 		return cmp.Compare(a.idx, b.idx)
 	})
-	t := &elfFuncs{syms: make([]elfFuncSym, len(ents))}
+	t := &Table{syms: make([]elfFuncSym, len(ents))}
 	for i, o := range order {
 		e := &ents[o.idx]
 		t.syms[i] = e.sym
@@ -171,7 +142,7 @@ func newElfFuncs(src *elfFuncsSource, opts *Options) (*elfFuncs, error) {
 	for i := range t.funcs {
 		t.byName[t.funcs[i].name] = int32(i)
 	}
-	if opts.Features.DeclTagKfuncs {
+	if opts.DeclTagKfuncs {
 		if err := t.markKfuncs(src); err != nil {
 			return nil, err
 		}
@@ -179,7 +150,7 @@ func newElfFuncs(src *elfFuncsSource, opts *Options) (*elfFuncs, error) {
 	return t, nil
 }
 
-// sortKey is a function's place in newElfFuncs' sort: the keys of its
+// sortKey is a function's place in NewTable' sort: the keys of its
 // name's first and second 8 bytes (nameKey) and its index in symbol table
 // order.
 type sortKey struct {
@@ -201,7 +172,7 @@ func nameKey(name string) uint64 {
 
 // addressesDiffer reports whether f's symbols are at more than one address.
 // As in pahole, an address of 0 does not count as a first address.
-func (t *elfFuncs) addressesDiffer(f *elfFunc) bool {
+func (t *Table) addressesDiffer(f *elfFunc) bool {
 	var addr uint64
 	for _, s := range t.symsOf(f) {
 		if addr != 0 && addr != s.addr {
@@ -212,11 +183,15 @@ func (t *elfFuncs) addressesDiffer(f *elfFunc) bool {
 	return false
 }
 
+// Len returns the number of functions of the table: the names of its
+// symbols.
+func (t *Table) Len() int { return len(t.funcs) }
+
 // symsOf returns f's symbols.
-func (t *elfFuncs) symsOf(f *elfFunc) []elfFuncSym { return t.syms[f.first : f.first+f.n] }
+func (t *Table) symsOf(f *elfFunc) []elfFuncSym { return t.syms[f.first : f.first+f.n] }
 
 // find returns the index of the function named name, or -1.
-func (t *elfFuncs) find(name string) int32 {
+func (t *Table) find(name string) int32 {
 	if i, ok := t.byName[name]; ok {
 		return i
 	}

@@ -1,4 +1,4 @@
-package dwarf2btf
+package funcs
 
 import (
 	"fmt"
@@ -42,7 +42,7 @@ import (
 // any parameter has one, unless some parameter is a struct (through
 // typedefs and const): structs may be spread over registers in ways the
 // slot count does not model.
-func (s *funcScratch) analyze(u *funcUnit, abi *abiRegs, fi int32) {
+func (s *Collector) analyze(u *unit, abi *abiRegs, fi int32) {
 	sp := &s.subs[fi]
 	if u.producerClang && !sp.inlined {
 		nocall := sp.ccNocall
@@ -58,7 +58,7 @@ func (s *funcScratch) analyze(u *funcUnit, abi *abiRegs, fi int32) {
 	}
 	params := s.params[sp.first : sp.first+sp.n]
 	changed := sp.flags&flagSignatureChanged != 0
-	trueSig := u.opts.Features.TrueSignature && changed
+	trueSig := u.opts.TrueSignature && changed
 	addrSize := u.addrSize()
 	slotsOf := func(p *fparam) int {
 		if !abi.twoRegs || p.typeSize <= addrSize {
@@ -191,7 +191,7 @@ func (s *funcScratch) analyze(u *funcUnit, abi *abiRegs, fi int32) {
 // only through the parameter DIE's own DW_AT_type, past the types without a
 // size (typedefs and qualifiers), to a struct (not a union) with a named
 // member at exactly that offset.
-func trueSigMember(u *funcUnit, p *fparam) (string, btf.TypeID, bool) {
+func trueSigMember(u *unit, p *fparam) (string, btf.TypeID, bool) {
 	first, second := p.loc.first, p.loc.second
 	if !p.hasType || first != 0 && second != 0 || bits.OnesCount64(first) > 1 || bits.OnesCount64(second) > 1 {
 		return "", 0, false
@@ -218,7 +218,7 @@ func trueSigMember(u *funcUnit, p *fparam) (string, btf.TypeID, bool) {
 
 // isStructParam reports a struct type, seen through typedefs and const (a
 // forward-declared struct counts, as its DWARF is a structure type too).
-func isStructParam(u *funcUnit, id btf.TypeID) bool {
+func isStructParam(u *unit, id btf.TypeID) bool {
 	for hops := 0; id != 0 && hops < 64; hops++ {
 		t := u.spec.Type(id)
 		if t == nil {
@@ -240,11 +240,11 @@ func isStructParam(u *funcUnit, id btf.TypeID) bool {
 
 // candidates is step 5: it saves the functions pahole would encode and
 // copies what encoding needs into fresh per-unit arrays.
-func (s *funcScratch) candidates(u *funcUnit, abi *abiRegs) []funcCandidate {
+func (s *Collector) candidates(u *unit, abi *abiRegs) []Candidate {
 	if u.elf == nil || len(u.elf.funcs) == 0 {
 		return nil
 	}
-	var out []funcCandidate
+	var out []Candidate
 	var params []funcParam
 	var tags []funcTag
 	type span struct{ p0, p1, t0, t1 int }
@@ -267,11 +267,11 @@ func (s *funcScratch) candidates(u *funcUnit, abi *abiRegs) []funcCandidate {
 		r := intern(kabiName(u.opts, f.Str()))
 		if shared != nil {
 			off, ok := f.StrOffset()
-			r.shared = sharedOffset(off, ok, shared)
+			r.shared = shared.SectionOffset(off, ok)
 		}
 		return r
 	}
-	trueSig := u.opts.Features.TrueSignature
+	trueSig := u.opts.TrueSignature
 	for _, fi := range s.order {
 		sp := &s.subs[fi]
 		if sp.decl {
@@ -301,7 +301,7 @@ func (s *funcScratch) candidates(u *funcUnit, abi *abiRegs) []funcCandidate {
 			continue
 		}
 		ef := &u.elf.funcs[ei]
-		c := funcCandidate{addr: sp.lowPC, elf: ei, sym: -1, flags: sp.flags}
+		c := Candidate{addr: sp.lowPC, elf: ei, sym: -1, flags: sp.flags}
 		if uncertainArgLoc(u, abi, ps) {
 			c.flags |= flagUncertainLoc
 		}
@@ -383,7 +383,7 @@ func (s *funcScratch) candidates(u *funcUnit, abi *abiRegs) []funcCandidate {
 // uncertainArgLoc is pahole's ftype__has_uncertain_arg_loc: a named struct
 // passed by value after the register parameters whose layout is packed sits
 // on the stack at an offset pahole cannot vouch for.
-func uncertainArgLoc(u *funcUnit, abi *abiRegs, ps []fparam) bool {
+func uncertainArgLoc(u *unit, abi *abiRegs, ps []fparam) bool {
 	if len(ps) < abi.n {
 		return false
 	}

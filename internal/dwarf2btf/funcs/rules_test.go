@@ -1,4 +1,4 @@
-package dwarf2btf
+package funcs
 
 import (
 	"debug/elf"
@@ -25,7 +25,7 @@ func funcSym(name string, addr uint64) elfio.Symbol {
 // symbols at different addresses ambiguous, except for the last name, which
 // pahole never checks.
 func TestElfFuncsTable(t *testing.T) {
-	src := &elfFuncsSource{order: binary.LittleEndian, symbols: []elfio.Symbol{
+	src := &ELF{Order: binary.LittleEndian, Symbols: []elfio.Symbol{
 		funcSym("zeta", 0x10),
 		funcSym("alpha.isra.0", 0x20),
 		funcSym("alpha", 0x20),
@@ -39,7 +39,7 @@ func TestElfFuncsTable(t *testing.T) {
 		funcSym("omega", 0x60),
 		funcSym("zeta.llvm.123", 0x70),
 	}}
-	tab, err := newElfFuncs(src, &Options{})
+	tab, err := NewTable(src, &Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestElfFuncsOrder(t *testing.T) {
 			}
 			syms = append(syms, funcSym(sym, uint64(len(syms))))
 		}
-		tab, err := newElfFuncs(&elfFuncsSource{order: binary.LittleEndian, symbols: syms}, &Options{})
+		tab, err := NewTable(&ELF{Order: binary.LittleEndian, Symbols: syms}, &Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

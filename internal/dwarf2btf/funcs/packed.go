@@ -1,4 +1,4 @@
-package dwarf2btf
+package funcs
 
 import "github.com/gobtf/gobtf/internal/btf"
 
@@ -10,7 +10,7 @@ import "github.com/gobtf/gobtf/internal/btf"
 // structs embedded at unnatural offsets as packed, which depends on the
 // order of its queries, is not reproduced; nor is DW_AT_alignment, which
 // pahole ignores when encoding BTF.)
-func structPacked(u *funcUnit, t btf.Type) bool {
+func structPacked(u *unit, t btf.Type) bool {
 	kflag := t.KindFlag()
 	n := t.Vlen()
 	var endBits uint64
@@ -49,7 +49,7 @@ func structPacked(u *funcUnit, t btf.Type) bool {
 // btf.Alignments: pahole does not cap a scalar's alignment at a pointer's
 // size, nor count a struct whose members sit off their alignment as
 // aligned to 1.
-func naturalAlign(u *funcUnit, id btf.TypeID, depth int) uint64 {
+func naturalAlign(u *unit, id btf.TypeID, depth int) uint64 {
 	if depth > 32 {
 		return 1
 	}

@@ -1,4 +1,4 @@
-package dwarf2btf
+package funcs
 
 import (
 	"bytes"
@@ -11,19 +11,19 @@ import (
 	"github.com/gobtf/gobtf/internal/elfio"
 )
 
-// TestEncodeFuncsMerge runs encodeFuncs on hand-made candidates of two
+// TestEncodeFuncsMerge runs Encode on hand-made candidates of two
 // units and checks which names become FUNCs, in which order and with which
 // prototype, under pahole's merge and skip rules, and the lines -V prints
 // for the others (btf_encoder.c's reasons; when several hold, the one it
 // assigns last: reord is also uncertain and has an unexpected register).
 func TestEncodeFuncsMerge(t *testing.T) {
-	src := &elfFuncsSource{order: binary.LittleEndian, symbols: []elfio.Symbol{
+	src := &ELF{Order: binary.LittleEndian, Symbols: []elfio.Symbol{
 		funcSym("same", 0x100), funcSym("differ", 0x200), funcSym("unexp", 0x300),
 		funcSym("opt.isra.0", 0x400), funcSym("amb", 0x500), funcSym("amb", 0x510),
 		funcSym("reord", 0x600), funcSym("optok", 0x700), funcSym("canon", 0x800),
 		funcSym("zlast", 0x900),
 	}}
-	table, err := newElfFuncs(src, &Options{})
+	table, err := NewTable(src, &Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,11 +40,11 @@ func TestEncodeFuncsMerge(t *testing.T) {
 		params []btf.TypeID
 		flags  funcFlags
 	}
-	mk := func(cs []cand) []funcCandidate {
-		var out []funcCandidate
+	mk := func(cs []cand) []Candidate {
+		var out []Candidate
 		for _, c := range cs {
 			strs := c.name
-			fc := funcCandidate{strs: strs, name: strRef{off: 0, n: uint32(len(c.name))}, addr: c.addr, ret: 1,
+			fc := Candidate{strs: strs, name: strRef{off: 0, n: uint32(len(c.name))}, addr: c.addr, ret: 1,
 				elf: table.find(c.name), sym: -1, flags: c.flags}
 			if fc.elf < 0 {
 				t.Fatalf("no ELF function %q", c.name)
@@ -81,18 +81,18 @@ func TestEncodeFuncsMerge(t *testing.T) {
 	const count12 = "param count mismatch; 1 params != 2 params"
 	for _, tc := range []struct {
 		name  string
-		feats Features
+		feats Options
 		want  []string // FUNC name(parameter count), in order
 		log   []string // the reasons -V gives, in order
 	}{
-		{"default", Features{}, []string{"canon(2)", "differ(2)", "optok(1)", "same(1)", "zlast(1)"},
+		{"default", Options{}, []string{"canon(2)", "differ(2)", "optok(1)", "same(1)", "zlast(1)"},
 			[]string{"amb:ambiguous address", "canon:" + count12, "differ:" + count12, "opt:optimized parameters",
 				"reord:reordered parameters", "unexp:unexpected register usage for parameter"}},
-		{"consistent_func", Features{ConsistentFunc: true}, []string{"optok(1)", "same(1)", "zlast(1)"},
+		{"consistent_func", Options{ConsistentFunc: true}, []string{"optok(1)", "same(1)", "zlast(1)"},
 			[]string{"amb:ambiguous address", "canon:" + count12, "canon:inconsistet prototype",
 				"differ:" + count12, "differ:inconsistet prototype", "opt:optimized parameters",
 				"reord:reordered parameters", "unexp:unexpected register usage for parameter"}},
-		{"true_signature", Features{TrueSignature: true}, []string{"canon(2)", "differ(2)", "opt.isra.0(1)", "optok(1)", "same(1)", "zlast(1)"},
+		{"true_signature", Options{TrueSignature: true}, []string{"canon(2)", "differ(2)", "opt.isra.0(1)", "optok(1)", "same(1)", "zlast(1)"},
 			[]string{"amb:ambiguous address", "canon:" + count12, "differ:" + count12,
 				"reord:reordered parameters", "unexp:unexpected register usage for parameter"}},
 	} {
@@ -101,8 +101,9 @@ func TestEncodeFuncsMerge(t *testing.T) {
 			shiftB := dst.AppendSpec(unit())
 			before := dst.NumTypes()
 			var log bytes.Buffer
-			opts := &Options{Features: tc.feats, Verbose: &log}
-			if err := encodeFuncs(dst, [][]funcCandidate{unitA, unitB}, []btf.TypeID{0, shiftB}, table, opts); err != nil {
+			opts := tc.feats
+			opts.Verbose = &log
+			if err := Encode(dst, [][]Candidate{unitA, unitB}, []btf.TypeID{0, shiftB}, table, &opts, nil); err != nil {
 				t.Fatal(err)
 			}
 			var got []string

@@ -1,4 +1,4 @@
-package dwarf2btf
+package funcs
 
 import "strconv"
 

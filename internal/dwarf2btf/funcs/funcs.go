@@ -1,92 +1,114 @@
-package dwarf2btf
+// Package funcs encodes a file's functions as pahole 1.31 does: FUNC types,
+// each with its FUNC_PROTO and DECL_TAGs, for the functions of the DWARF
+// that the ELF symbol table has. The work is split in two:
+//
+//   - per compilation unit, a Collector walks the unit's subprograms (along
+//     with the type walk, which hands it every DIE, or on its own),
+//     resolves abstract origins, analyses parameter locations
+//     (location.go) and returns one Candidate per subprogram that pahole
+//     would save: not a declaration, every parameter named, and an STT_FUNC
+//     symbol of its name in the ELF function Table (table.go);
+//   - once all units are joined, Encode merges the candidates of each name
+//     across units, drops the names pahole skips and appends one FUNC per
+//     remaining name, in name order (encode.go).
+//
+// The type walk is reached through Types alone: the unit's BTF and the ID
+// of a type DIE in it.
+package funcs
 
 import (
 	"debug/elf"
+	"io"
 
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dwarf"
 	"github.com/gobtf/gobtf/internal/dwarf/die"
 )
 
-// Functions become FUNC types (each with its FUNC_PROTO) the way pahole 1.31
-// encodes them. The work is split in two:
-//
-//   - per compilation unit, collectFuncs walks the unit's subprograms,
-//     resolves abstract origins, analyses parameter locations
-//     (paramloc.go) and returns one funcCandidate per subprogram that pahole
-//     would save: not a declaration, every parameter named, and an STT_FUNC
-//     symbol of its name in the ELF function table (funcs_elf.go);
-//   - once all units are joined, encodeFuncs merges the candidates of each
-//     name across units, drops the names pahole skips and appends one FUNC
-//     per remaining name, in name order (funcs_encode.go).
-//
-// What the lead's Options must provide (all already in options.go):
-// Features.ConsistentFunc (consistent_func), Features.DeclTagKfuncs
-// (decl_tag_kfuncs), Features.DeclTag (decl_tag: function and parameter
-// btf_decl_tag annotations, and the kfunc tags), Features.Attributes
-// (attributes: address_space(1) type attributes of arena kfuncs),
-// Features.TrueSignature (true_signature) and KabiPrefix. The features
-// optimized_func and encode_force change nothing for functions in pahole 1.31
-// (optimized_func's switch is read nowhere), so they are not consulted.
-//
-// The walker calls collectFuncs with a funcUnit describing the unit:
-//
-//	cands, err := collectFuncs(&funcUnit{units: []die.Unit{*u}, data: d, spec: cuSpec,
-//		typeID: resolve, producerClang: clang, machine: m, elf: table, opts: opts})
-//
-// and, after joining the units (unit k's type IDs shifted by shift[k]):
-//
-//	err := encodeFuncs(dst, perUnitCandidates, shift, table, opts)
+// Options are the choices that shape the functions: pahole's features
+// consistent_func, decl_tag (function and parameter btf_decl_tag
+// annotations, and the kfunc tags), decl_tag_kfuncs, attributes
+// (address_space(1) type attributes of arena kfuncs) and true_signature,
+// and --kabi_prefix. optimized_func and encode_force change nothing for
+// functions in pahole 1.31 (optimized_func's switch is read nowhere).
+type Options struct {
+	ConsistentFunc bool
+	DeclTag        bool
+	DeclTagKfuncs  bool
+	Attributes     bool
+	TrueSignature  bool
+	KabiPrefix     string
 
-// funcUnit is the per-unit input of collectFuncs.
-type funcUnit struct {
-	// units is the unit, or all units of a merged conversion (merged.go),
-	// read in order as one.
-	units []die.Unit
-	data  *die.Data // the file's DWARF
+	// Jobs is how many goroutines Encode merges candidates on (at least
+	// 1); the output does not depend on it.
+	Jobs int
 
-	// spec is the unit's standalone BTF (IDs 1..n) and typeID maps the
-	// .debug_info offset of a type DIE to its ID in spec (0 for void, an
-	// unspecified type, or an offset that is no type of the unit).
-	spec   *btf.Spec
-	typeID func(off uint64) btf.TypeID
+	// Verbose, when set, receives pahole -V's explanation of each function
+	// Encode leaves out (verbose.go), and makes Collect say which
+	// functions have no ELF symbol.
+	Verbose io.Writer
+}
 
-	producerClang bool        // DW_AT_producer of the unit names clang
-	machine       elf.Machine // e_machine, for the argument registers
-	elf           *elfFuncs   // the ELF function table
+// Types is what collecting a unit's functions needs of the type walk: the
+// unit's standalone BTF (IDs 1..n), and the ID in it of the type DIE at a
+// .debug_info offset (0 for void, an unspecified type, or an offset that is
+// no type of the unit).
+type Types interface {
+	Spec() *btf.Spec
+	TypeID(off uint64) btf.TypeID
+}
+
+// Unit is one unit to collect the functions of.
+type Unit struct {
+	// Units is the unit, or all units of a merged conversion, read in
+	// order as one.
+	Units []die.Unit
+	Data  *die.Data // the file's DWARF
+	Types Types
+
+	Clang   bool        // DW_AT_producer of the unit names clang
+	Machine elf.Machine // e_machine, for the argument registers
+}
+
+// unit is a Unit being collected, with the collector's table and options.
+type unit struct {
+	units         []die.Unit
+	data          *die.Data
+	spec          *btf.Spec
+	typeID        func(off uint64) btf.TypeID
+	producerClang bool
+	machine       elf.Machine
+	elf           *Table
 	opts          *Options
-
-	// scratch, when set, is reused across units (one per worker).
-	scratch *funcScratch
 }
 
 // addrSize is the units' address size.
-func (u *funcUnit) addrSize() int { return int(u.units[0].AddrSize) }
+func (u *unit) addrSize() int { return int(u.units[0].AddrSize) }
 
-// funcCandidate is one subprogram pahole would save for encoding ("function
+// Candidate is one subprogram pahole would save for encoding ("function
 // state" in pahole). Type IDs are local to its unit's Spec. Names live in
 // the unit's string arena strs; params and tags are slices of per-unit
 // arrays, so a candidate holds no pointer into the DWARF data.
-type funcCandidate struct {
+type Candidate struct {
 	strs   string      // the unit's name arena
 	name   strRef      // function name (the ELF function's name)
 	params []funcParam // parameters as they will be encoded, varargs last
 	tags   []funcTag   // btf_decl_tag annotations, in DWARF order
 	addr   uint64      // DW_AT_low_pc, 0 if none
 	ret    btf.TypeID  // return type (unit-local)
-	elf    int32       // index in elfFuncs.funcs
-	sym    int32       // true_signature: index in elfFuncs.syms of the '.'-suffixed symbol at addr, or -1
+	elf    int32       // index in Table.funcs
+	sym    int32       // true_signature: index in Table.syms of the '.'-suffixed symbol at addr, or -1
 	flags  funcFlags
 }
 
 // strRef is a string in a unit's name arena. shared, when not 0, is also
 // the string's offset in the output's string table: it is a name read from
 // .debug_str while the conversion's string tables are split tables on it
-// (btf.NewSharedStrings, as cuTypes.nameStr uses them), so encoding the
+// (btf.NewSharedStrings), so encoding the
 // function takes the offset instead of looking the string up.
 type strRef struct{ off, n, shared uint32 }
 
-func (c *funcCandidate) str(r strRef) string { return c.strs[r.off : r.off+r.n] }
+func (c *Candidate) str(r strRef) string { return c.strs[r.off : r.off+r.n] }
 
 // funcParam is one encoded parameter; a varargs marker has no name and type 0.
 type funcParam struct {
@@ -152,12 +174,12 @@ func abiFor(m elf.Machine) abiRegs {
 	return a
 }
 
-// savedStrings returns the strings pahole enters into its string table as
+// SavedStrings returns the strings pahole enters into its string table as
 // it saves the candidates of one unit (btf_encoder__save_func): for each
 // candidate in order, its parameters' names, then its decl tags' values.
 // pahole keeps them whether or not the function is encoded in the end, so
 // they shape its string section.
-func savedStrings(cands []funcCandidate) []string {
+func SavedStrings(cands []Candidate) []string {
 	var strs []string
 	for i := range cands {
 		c := &cands[i]
