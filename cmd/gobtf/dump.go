@@ -3,13 +3,13 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/elfio"
+	"github.com/gobtf/gobtf/internal/tuning"
 )
 
 func init() { subcommands = append(subcommands, newDumpCmd) }
@@ -67,9 +67,7 @@ func runDump(cmd *cobra.Command, basePath, format, path string, cf *cFlags) erro
 		return fmt.Errorf("unknown --format %q (want raw or c)", format)
 	}
 	if format == "c" {
-		// The header's whole working set is a few times the BTF's size and
-		// lives to the end: collecting garbage would only cost time.
-		defer debug.SetGCPercent(debug.SetGCPercent(-1))
+		defer tuning.WithoutCollection()()
 	}
 	if basePath == "" && strings.HasPrefix(path, sysfsBTFDir) && path != sysfsVmlinuxBTF {
 		basePath = sysfsVmlinuxBTF

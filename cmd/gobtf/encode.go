@@ -13,6 +13,7 @@ import (
 
 	"github.com/gobtf/gobtf/internal/dwarf2btf"
 	"github.com/gobtf/gobtf/internal/encoder"
+	"github.com/gobtf/gobtf/internal/tuning"
 )
 
 // encodeOptions holds pahole's BTF-encoding flags as gobtf accepts them.
@@ -167,14 +168,15 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 	if o.verbose {
 		opts.Verbose = cmd.OutOrStdout()
 	}
+	tune := tuning.ForEncoding(opts.Jobs, o.jobsGiven)
+	defer tune.Restore()
 	st, err := encoder.Encode(cmd.Context(), args[0], encoder.Options{
 		Convert:         opts,
 		Base:            o.base,
 		Detached:        o.detached,
 		SkipDedup:       o.skipDedup,
 		MergeBaseCopies: o.mergeCopies,
-		LimitCPUs:       o.jobsGiven,
-		TuneGC:          os.Getenv("GOGC") == "",
+		Hooks:           encoder.Hooks{Opened: tune.Opened, Converting: tune.Converting, Converted: tune.Converted},
 	})
 	if errors.Is(err, dwarf2btf.ErrNoDWARF) {
 		// pahole -J treats a file without debug information as nothing to

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/classlayout"
 	"github.com/gobtf/gobtf/internal/elfio"
+	"github.com/gobtf/gobtf/internal/tuning"
 )
 
 // printOptions holds the flags of pahole's printing mode (gobtf without -J):
@@ -257,10 +257,7 @@ func runPrint(cmd *cobra.Command, p *printOptions, basePath string, verbose bool
 			}
 			if ok {
 				defer dw.Close()
-				// Units are loaded and dropped one after another: a
-				// larger heap goal trades a little memory (a sixth of
-				// pahole's on a vmlinux) for a quarter less CPU time.
-				defer debug.SetGCPercent(debug.SetGCPercent(400))
+				defer tuning.ForLayoutView()()
 				return classlayout.Print(dw, opt, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			}
 			continue

@@ -25,8 +25,10 @@ type target struct {
 	elf          *elfInfo
 	infoSize     int // bytes of .debug_info, to size the output up front
 
-	// out, when set, is the Spec to join units into, made by newOutput.
+	// out, when set, is the Spec to join units into (see OutputSize).
 	out *btf.Spec
+	// pipe is what runs beside the conversion (never nil).
+	pipe *Pipeline
 
 	// shared, when set, is .debug_str as a string table (see
 	// btf.NewSharedStrings and btf.NewSectionStrings): names read from
@@ -56,32 +58,17 @@ type mergedUnit struct {
 // else the headers' own.
 func newTarget(f *elf.File, syms []elfio.Symbol, opts *Options, debugAddr []byte, infoSize int, addrs []uint64) *target {
 	t := &target{littleEndian: f.ByteOrder == binary.LittleEndian, addrSize: 8, debugAddr: debugAddr,
-		elf: newElfInfo(f, syms, &opts.Features, addrs), infoSize: infoSize}
+		elf: newElfInfo(f, syms, &opts.Features, addrs), infoSize: infoSize, pipe: &Pipeline{}}
 	if f.Class == elf.ELFCLASS32 {
 		t.addrSize = 4
 	}
 	return t
 }
 
-// newOutput returns the empty Spec a conversion of infoSize bytes of
-// .debug_info joins its units into, with room reserved for them: about 0.2
-// BTF words per .debug_info byte and 10 words per type for a kernel. Made
-// before the heap is prepared (see Open), the reservation is fresh memory,
-// of which the part never used costs nothing.
-func newOutput(infoSize int) *btf.Spec {
-	out := btf.NewSpec(nil)
-	out.Reserve(infoSize/32+16, infoSize/4+64)
-	return out
-}
-
 // spareSpecs is how many more output Specs than converters convertUnits
 // keeps: how far the converters may run ahead of the joiner. An average
 // kernel unit's BTF is about 50 KB, so eight are cheap.
 const spareSpecs = 8
-
-// prefaultWindow is how far ahead of the joiner its output is faulted in:
-// room for a few of the largest units, and little memory if unused.
-const prefaultWindow = 8 << 20
 
 // unitDone is a converted unit handed to the joiner: the Spec that holds
 // its BTF (returned to the pool once joined) or the error.
@@ -133,6 +120,7 @@ type funcSource struct {
 // joiner.
 func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *funcSource, opts *Options) (*btf.Spec, error) {
 	jobs := max(opts.Jobs, 1)
+	pipe := tgt.pipe
 	pool := make(chan *btf.Spec, jobs+spareSpecs)
 	for range cap(pool) {
 		spec := btf.NewSpec(nil)
@@ -161,10 +149,7 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 	perUnit := make([][]funcs.Candidate, n)
 	shifts := make([]btf.TypeID, n)
 	joined := make(chan error, 1)
-	// The joiner writes every unit's types into out; faulting its memory
-	// in on another goroutine keeps the joiner from holding up the
-	// converters on a machine where fresh memory is slow.
-	advance, stopAhead := out.PrefaultAhead(prefaultWindow)
+	advance, stopAhead := prefaultAhead(out)
 	go func() {
 		var first error
 		for i := range done {
@@ -175,13 +160,13 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 			if first == nil && !r.skipped {
 				shift := out.AppendSpec(r.spec)
 				advance()
-				if opts.OnSavedStrings != nil {
+				if pipe.SavedStrings != nil {
 					if strs := funcs.SavedStrings(r.funcs); len(strs) > 0 {
-						opts.OnSavedStrings(shift+r.funcsAt+1, strs)
+						pipe.SavedStrings(shift+r.funcsAt+1, strs)
 					}
 				}
-				if opts.OnJoined != nil {
-					opts.OnJoined(out)
+				if pipe.Joined != nil {
+					pipe.Joined(out)
 				}
 				for _, e := range r.vars {
 					e.typ += shift
@@ -202,7 +187,7 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 		joined <- first
 	}()
 
-	inOrder(n, jobs, pool, opts.BeforeUnit, func(g, i int, spec *btf.Spec) {
+	inOrder(n, jobs, pool, pipe.BeforeUnit, func(g, i int, spec *btf.Spec) {
 		c := convs[g]
 		c.spec = spec
 		done[i] <- c.convertUnit(open, i, tgt, fs)
@@ -218,10 +203,10 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 	}
 	if fs != nil {
 		var progress func(int)
-		if opts.OnJoined != nil {
+		if pipe.Joined != nil {
 			progress = func(names int) {
 				if names%namesPerReport == 0 {
-					opts.OnJoined(out)
+					pipe.Joined(out)
 				}
 			}
 		}
@@ -236,7 +221,7 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 }
 
 // namesPerReport is how many function names funcs.Encode encodes between
-// two calls of Options.OnJoined.
+// two calls of Pipeline.Joined.
 //
 // Why report during the function encoding at all: it runs on one CPU after
 // the last unit is joined, and a dedup.Stream given the functions only at
@@ -359,7 +344,7 @@ func (c *cuTypes) convertUnit(open func(i int) (dieStream, string), i int, tgt *
 // relocated against addrs; nil: the sections' sh_addr), into out. symbols
 // reads f's symbol table. release, when not nil, is handed the
 // parts of secs.Info that have been converted, as the conversion goes on.
-func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die.Sections, addrs []uint64, release func([]byte), out *btf.Spec, opts *Options) (*btf.Spec, error) {
+func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die.Sections, addrs []uint64, release func([]byte), out *btf.Spec, pipe *Pipeline, opts *Options) (*btf.Spec, error) {
 	// The ELF side (symbols, function table, sections) is read while the
 	// DWARF units are indexed: neither needs the other.
 	fopts := funcOptions(opts)
@@ -375,6 +360,9 @@ func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die
 		if table, elfErr = funcTable(f, syms, err, fopts); elfErr == nil {
 			tgt = newTarget(f, syms, opts, secs.Addr, len(secs.Info), addrs)
 			tgt.out = out
+			if pipe != nil {
+				tgt.pipe = pipe
+			}
 			// Names read from a merged .debug_str need no interning
 			// (btf.NewSharedStrings), at the price of indexing the
 			// section once; that pays where the section is small next
@@ -423,8 +411,8 @@ func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die
 	fs := &funcSource{data: d, units: units, table: table, machine: f.Machine, opts: fopts}
 	n := len(units)
 	merged := n > 0 && mergeUnits(f, d)
-	if opts.OnConvert != nil {
-		opts.OnConvert(merged)
+	if pipe := tgt.pipe; pipe.Converting != nil {
+		pipe.Converting(merged)
 	}
 	if !merged {
 		n += len(tunits)

@@ -10,7 +10,6 @@ import (
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dwarf/die"
 	"github.com/gobtf/gobtf/internal/elfio"
-	"github.com/gobtf/gobtf/internal/hugemem"
 )
 
 // ErrNoDWARF is wrapped by Encode's error when the file has no DWARF.
@@ -21,14 +20,15 @@ var ErrNoDWARF = errors.New("no DWARF debug information (.debug_info)")
 // DATASECs of the selected variables, and the functions. Linked files
 // (executables, shared objects, vmlinux) are read from a read-only mapping;
 // the debug sections of relocatable files (kernel modules) are relocated
-// copies. It is Open followed by Input.Encode.
+// copies. It is Open followed by Input.Encode, with nothing beside the
+// conversion.
 func Encode(path string, opts *Options, st *Stats) (*btf.Spec, error) {
 	in, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close()
-	return in.Encode(opts, st)
+	return in.Encode(opts, nil, nil, st)
 }
 
 // sectionsRead are the debug sections the encoder reads: all of
@@ -41,18 +41,13 @@ var sectionsRead = slices.DeleteFunc(slices.Clone(elfio.DebugSectionNames[:]),
 type Input struct {
 	path     string
 	m        *mappedFile
-	out      *btf.Spec // the output's reserved storage, or nil
 	opened   time.Time
 	infoSize uint64
 }
 
-// Open maps the ELF file at path, checks that it has DWARF (the error wraps
-// ErrNoDWARF when not) and prepares the memory of its encoding: the output's
-// storage, the biggest allocation, is reserved first, in fresh memory, and
-// then the rest of the heap is prepared for huge pages (see package
-// hugemem). Reserved in prepared memory, the storage would be cleared, and
-// so made resident, whole. Allocations made after Open, on any goroutine,
-// land in the prepared memory.
+// Open maps the ELF file at path and checks that it has DWARF (the error
+// wraps ErrNoDWARF when not). It allocates little: a caller can size the
+// conversion's memory (InfoSize, FileSize) before the conversion uses any.
 func Open(path string) (*Input, error) {
 	t0 := time.Now()
 	m, err := openMapped(path)
@@ -64,24 +59,25 @@ func Open(path string) (*Input, error) {
 		m.close()
 		return nil, fmt.Errorf("%s: %w", path, ErrNoDWARF)
 	}
-	in := &Input{path: path, m: m, opened: t0, infoSize: info.Size}
-	if info.Size <= uint64(len(m.data))*64 { // uncompressed size, bounded for corrupt headers
-		in.out = newOutput(int(info.Size))
-	}
-	hugemem.PrepareHeap(2 * len(m.data))
-	return in, nil
+	return &Input{path: path, m: m, opened: t0, infoSize: info.Size}, nil
 }
 
 // InfoSize returns the size of the file's .debug_info section (uncompressed,
-// as its header gives it), a measure of the work and memory ahead.
+// as its header gives it, and so only bounded by FileSize when it is
+// compressed), a measure of the work and memory ahead.
 func (in *Input) InfoSize() uint64 { return in.infoSize }
+
+// FileSize returns the size of the file.
+func (in *Input) FileSize() int { return len(in.m.data) }
 
 // Close unmaps the file. No Spec or slice Encode returned depends on it.
 func (in *Input) Close() error { return in.m.close() }
 
-// Encode converts the file, as the package-level Encode describes. It may
-// be called once.
-func (in *Input) Encode(opts *Options, st *Stats) (*btf.Spec, error) {
+// Encode converts the file, as the package-level Encode describes, into
+// out (an empty Spec whose storage the caller reserved, see OutputSize; nil
+// for one of the conversion's own), reporting to pipe (nil for none). It
+// may be called once.
+func (in *Input) Encode(opts *Options, out *btf.Spec, pipe *Pipeline, st *Stats) (*btf.Spec, error) {
 	if st == nil {
 		st = &Stats{}
 	}
@@ -129,9 +125,7 @@ func (in *Input) Encode(opts *Options, st *Stats) (*btf.Spec, error) {
 		// resident memory until the end.
 		release = m.release
 	}
-	out := in.out
-	in.out = nil
-	s, err := convertTypes(f, m.eio.Symbols, secs, addrs, release, out, opts)
+	s, err := convertTypes(f, m.eio.Symbols, secs, addrs, release, out, pipe, opts)
 	if err != nil {
 		var fe *elfio.FormatError
 		if errors.As(err, &fe) && fe.File == path {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dwarf"
 )
 
@@ -170,38 +169,6 @@ type Options struct {
 	// skipping BTF encoding of function due to REASON"), in name order
 	// (funcs/verbose.go). pahole's listing of the types is not written.
 	Verbose io.Writer
-
-	// OnConvert, when set, is called once the units have been indexed and
-	// the ELF side (symbols, function table) read, as the conversion of
-	// the units starts, with merged set when they are converted as one (LTO
-	// and dwz files, see merged.go). What is allocated before is long-lived
-	// (abbreviation tables, symbols), so a caller may hold the garbage
-	// collector off until then; a merged conversion holds every unit's
-	// records at once and outgrows its buffers many times over.
-	OnConvert func(merged bool)
-
-	// OnJoined, when set, is called each time the output has grown by a
-	// unit's types, and during the function encoding after every so many
-	// functions (namesPerReport), on the goroutine that appends them and
-	// before the next append: the output's types so far are final then (a
-	// dedup.Stream's Add). The types appended last (the rest of the
-	// functions, data sections) are not reported.
-	OnJoined func(out *btf.Spec)
-
-	// OnSavedStrings, when set, is called on the joining goroutine for
-	// each unit whose function candidates name strings, in unit order,
-	// before OnJoined reports the unit: strs are the strings pahole enters
-	// into its string table as it saves the unit's functions (each
-	// candidate's parameter names, then its decl tag values, in the
-	// unit's function order; see savedStrings), and at is the ID of the
-	// first type pahole adds after them, the unit's first variable or the
-	// type after the unit's last. The strings stay valid after the call.
-	OnSavedStrings func(at btf.TypeID, strs []string)
-
-	// BeforeUnit, when set, is called by each converter before it takes
-	// its next unit, holding nothing of the conversion (a dedup.Stream's
-	// Hold, which may keep it waiting while the stream catches up).
-	BeforeUnit func()
 }
 
 // LanguageFilter selects compilation units by their DW_AT_language: with

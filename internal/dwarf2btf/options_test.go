@@ -104,38 +104,3 @@ func TestLanguages(t *testing.T) {
 		t.Error("language filter decisions wrong")
 	}
 }
-
-// TestOnConvert checks that Encode calls Options.OnConvert exactly once, on
-// an input with units to convert, before it returns, and tells a merged
-// conversion (an LTO program) from a plain one.
-func TestOnConvert(t *testing.T) {
-	obj := buildFixture(t, "gcc", "plain.c")
-	for _, jobs := range []int{1, 2} {
-		calls := 0
-		s, err := Encode(obj, &Options{Features: DefaultFeatures(), Jobs: jobs, OnConvert: func(merged bool) {
-			if merged {
-				t.Error("a plain program reported as merged")
-			}
-			calls++
-		}}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if calls != 1 || s.NumTypes() == 0 {
-			t.Errorf("-j%d: OnConvert called %d times (%d types encoded), want once", jobs, calls, s.NumTypes())
-		}
-	}
-}
-
-// TestOnConvertMerged checks that an LTO program, whose units refer into
-// each other, is reported as merged.
-func TestOnConvertMerged(t *testing.T) {
-	bin := buildFixture(t, "gcc", "lto_a.c")
-	var got []bool
-	if _, err := Encode(bin, &Options{Features: DefaultFeatures(), Jobs: 2, OnConvert: func(merged bool) { got = append(got, merged) }}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 1 || !got[0] {
-		t.Errorf("OnConvert calls %v, want one with merged set", got)
-	}
-}

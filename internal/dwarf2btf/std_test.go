@@ -56,7 +56,7 @@ func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
 // over the given sections (decompressed and, for relocatable files,
 // relocated), reading the symbols through debug/elf.
 func ConvertTypes(f *elf.File, secs *die.Sections, opts *Options) (*btf.Spec, error) {
-	return convertTypes(f, func() ([]elfio.Symbol, error) { return stdSymbols(f) }, secs, nil, nil, nil, opts)
+	return convertTypes(f, func() ([]elfio.Symbol, error) { return stdSymbols(f) }, secs, nil, nil, nil, nil, opts)
 }
 
 // SectionsStd reads the DWARF sections of f with debug/elf (decompressing

@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"sync"
 	"time"
 
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dedup"
 	"github.com/gobtf/gobtf/internal/elfio"
-	"github.com/gobtf/gobtf/internal/hugemem"
 )
 
 // DedupStats describes a DedupFile call, for "gobtf dedup --stats".
@@ -34,6 +32,20 @@ type DedupOptions struct {
 	// dedup.Options.Libbpf112 for the two differences; the results agree
 	// on C input).
 	Libbpf112 bool
+
+	// Hooks are called at the deduplication's phases.
+	Hooks DedupHooks
+}
+
+// DedupHooks let the caller act at DedupFile's phases, as gobtf tunes the
+// process there (tuning.Dedup). A nil hook is not called.
+type DedupHooks struct {
+	// Loading is called before the input is read, with an estimate of
+	// the peak heap (heapEstimate).
+	Loading func(heap int)
+	// Deduplicated is called once the output's types are made: what is
+	// left allocates little but the output's bytes.
+	Deduplicated func()
 }
 
 // DedupFile deduplicates the BTF in the file in (raw BTF, or an ELF file's
@@ -50,7 +62,9 @@ func DedupFile(ctx context.Context, in, out string, o DedupOptions) (*DedupStats
 			return nil, err
 		}
 	}
-	hugemem.PrepareHeap(heapEstimate(in, base))
+	if o.Hooks.Loading != nil {
+		o.Hooks.Loading(heapEstimate(in, base))
+	}
 	input, err := openInput(in)
 	if err != nil {
 		return nil, err
@@ -82,11 +96,9 @@ func DedupFile(ctx context.Context, in, out string, o DedupOptions) (*DedupStats
 	// strings): it is unmapped on another goroutine while the output is
 	// written, so that the unmapping does not add to the command's time.
 	go release()
-	// What is left allocates little but the output's bytes, and a
-	// collection started by that allocation would mark the whole heap on
-	// another CPU while the output is written, for nothing: nothing
-	// allocated from here on needs collecting before the call returns.
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	if o.Hooks.Deduplicated != nil {
+		o.Hooks.Deduplicated()
+	}
 	if err := os.WriteFile(out, res.Marshal(spec.ByteOrder()), 0o644); err != nil {
 		return nil, err
 	}
@@ -153,8 +165,8 @@ func readSpec(path string, base *btf.Spec) (*btf.Spec, error) {
 }
 
 // heapEstimate guesses the peak heap of deduplicating the BTF files at paths
-// (the input and an optional base), for hugemem.PrepareHeap: twice their
-// sizes. (Encoding prepares its heap in dwarf2btf.Open.) A file that cannot
+// (the input and an optional base), for DedupHooks.Loading: twice their
+// sizes. A file that cannot
 // be read counts as empty: the error is reported where it is opened.
 func heapEstimate(paths ...string) int {
 	n := int64(0)

@@ -1,7 +1,8 @@
-package encoder
+package tuning
 
 import (
 	"math"
+	"runtime"
 	"runtime/debug"
 	"testing"
 )
@@ -52,5 +53,39 @@ func TestGCForInput(t *testing.T) {
 				t.Errorf("memory limit after restore: %d, want %d", limit, int64(unset))
 			}
 		})
+	}
+}
+
+// TestEncodingRestores: an encoding's limit on CPUs and its collector
+// settings are undone by Restore, last first.
+func TestEncodingRestores(t *testing.T) {
+	t.Setenv("GOGC", "")
+	procs := runtime.GOMAXPROCS(0)
+	pct0 := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(pct0)
+	e := ForEncoding(1, true)
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Errorf("GOMAXPROCS %d with -j1, want 1", got)
+	}
+	e.Opened(0, bigInfo)
+	e.Converting(false)
+	if pct := debug.SetGCPercent(5); pct != 5 {
+		t.Errorf("GC percent %d while converting a kernel, want 5", pct)
+	}
+	e.Restore()
+	if got := runtime.GOMAXPROCS(0); got != procs {
+		t.Errorf("GOMAXPROCS %d after Restore, want %d", got, procs)
+	}
+	if pct := debug.SetGCPercent(100); pct != 100 {
+		t.Errorf("GC percent %d after Restore, want 100", pct)
+	}
+	var d Dedup
+	d.Deduplicated()
+	if pct := debug.SetGCPercent(-1); pct != -1 {
+		t.Errorf("GC percent %d after Deduplicated, want -1", pct)
+	}
+	d.Restore()
+	if pct := debug.SetGCPercent(100); pct != 100 {
+		t.Errorf("GC percent %d after Dedup.Restore, want what it found (100)", pct)
 	}
 }

@@ -1,4 +1,4 @@
-package encoder
+package tuning
 
 import (
 	"os"
@@ -18,7 +18,7 @@ const smallHeapLimit = 1 << 30
 // gcForInput sets the garbage collector for an input of infoSize bytes of
 // .debug_info and returns the function that restores the previous setting,
 // and the one to call as the units' conversion starts
-// (dwarf2btf.Options.OnConvert).
+// (Encoding.Converting).
 //
 // A kernel's conversion has a live heap of a few hundred MB, mostly the
 // output's big pointer-free arrays, cheap to mark, while the per-unit
@@ -40,7 +40,7 @@ const smallHeapLimit = 1 << 30
 // outgrows its buffers many times over, so without collection it could
 // reach the limit; it runs with Go's default instead. An explicit GOMEMLIMIT
 // in the environment is left alone (an explicit GOGC is left alone by the
-// caller, which then does not call this).
+// Encoding, which then does not call this).
 func gcForInput(infoSize uint64) (restore func(), converting func(merged bool)) {
 	if infoSize >= bigInfo {
 		old := debug.SetGCPercent(-1)
