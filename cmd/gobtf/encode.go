@@ -13,6 +13,7 @@ import (
 
 	"github.com/gobtf/gobtf/internal/dwarf2btf"
 	"github.com/gobtf/gobtf/internal/encoder"
+	"github.com/gobtf/gobtf/internal/pahole"
 	"github.com/gobtf/gobtf/internal/tuning"
 )
 
@@ -35,7 +36,7 @@ type encodeOptions struct {
 	stats       bool   // --stats (gobtf only)
 	verbose     bool   // -V, --verbose
 
-	features      *dwarf2btf.FeatureSet
+	features      *pahole.FeatureSet
 	langs         dwarf2btf.LanguageFilter
 	langsGiven    bool
 	langErr       error
@@ -44,7 +45,7 @@ type encodeOptions struct {
 }
 
 func (o *encodeOptions) register(cmd *cobra.Command) {
-	o.features = dwarf2btf.NewFeatureSet()
+	o.features = pahole.NewFeatureSet()
 	o.jobs = 1
 	f := cmd.Flags()
 	f.SortFlags = false
@@ -108,7 +109,7 @@ func (o *encodeOptions) setJobs(v string) {
 // setLangs mirrors pahole: --lang and --lang_exclude share one list (the last
 // one given wins), and once --lang_exclude was seen the list excludes.
 func (o *encodeOptions) setLangs(v string, exclude bool) {
-	ids, err := dwarf2btf.ParseLanguages(v)
+	ids, err := pahole.ParseLanguages(v)
 	if err != nil {
 		o.langErr = err
 		return
@@ -130,7 +131,7 @@ func (o *encodeOptions) options() (dwarf2btf.Options, error) {
 	langs := o.langs
 	if !o.langsGiven {
 		if env := os.Getenv("PAHOLE_LANG_EXCLUDE"); env != "" {
-			ids, err := dwarf2btf.ParseLanguages(env)
+			ids, err := pahole.ParseLanguages(env)
 			if err != nil {
 				return dwarf2btf.Options{}, usageError{fmt.Errorf("PAHOLE_LANG_EXCLUDE: %w", err)}
 			}
@@ -149,7 +150,7 @@ func (o *encodeOptions) options() (dwarf2btf.Options, error) {
 // encoder.Options and runs encoder.Encode on the one input FILE.
 func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 	if o.showSupported {
-		_, err := fmt.Fprintln(cmd.OutOrStdout(), dwarf2btf.SupportedFeatures())
+		_, err := fmt.Fprintln(cmd.OutOrStdout(), pahole.SupportedFeatures())
 		return err
 	}
 	if !o.encode {
@@ -165,8 +166,10 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 	if err != nil {
 		return err
 	}
+	var verbose *pahole.Verbose
 	if o.verbose {
-		opts.Verbose = cmd.OutOrStdout()
+		verbose = pahole.NewVerbose(cmd.OutOrStdout())
+		opts.Log = verbose
 	}
 	tune := tuning.ForEncoding(opts.Jobs, o.jobsGiven)
 	defer tune.Restore()
@@ -178,6 +181,11 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 		MergeBaseCopies: o.mergeCopies,
 		Hooks:           encoder.Hooks{Opened: tune.Opened, Converting: tune.Converting, Converted: tune.Converted},
 	})
+	if verbose != nil {
+		if werr := verbose.Flush(); werr != nil && err == nil {
+			err = fmt.Errorf("-V: %w", werr)
+		}
+	}
 	if errors.Is(err, dwarf2btf.ErrNoDWARF) {
 		// pahole -J treats a file without debug information as nothing to
 		// encode, not as an error: it exits 0 and writes nothing (neither a

@@ -155,7 +155,7 @@ func (s *Spec) Append(w []uint32) (TypeID, error) {
 }
 
 // MustAppend is Append for callers that build the words themselves and so
-// cannot get the count wrong; it panics on a mismatch.
+// cannot get the count wrong; it panics on a mismatch, a programming error.
 func (s *Spec) MustAppend(w ...uint32) TypeID {
 	id, err := s.Append(w)
 	if err != nil {
@@ -216,7 +216,8 @@ func (s *Spec) Reserve(types, words int) {
 
 // UseStorage makes an empty Spec append its types into offs and words
 // (their capacity; their contents are ignored): for a caller that makes
-// the storage itself, advised for huge pages, say (package hugemem).
+// the storage itself, advised for huge pages, say (package hugemem). It
+// panics on a Spec with types, a programming error.
 func (s *Spec) UseStorage(offs, words []uint32) {
 	if len(s.offs) != 0 {
 		panic("btf: UseStorage on a Spec with types") // a programming error
@@ -230,7 +231,8 @@ func (s *Spec) UseStorage(offs, words []uint32) {
 // storage only until an append outgrows it.
 func (s *Spec) Storage() (offs, words []uint32) { return s.offs, s.words }
 
-// SetStrings replaces the string table of a Spec that holds no types yet.
+// SetStrings replaces the string table of a Spec that holds no types yet;
+// it panics on a Spec with types, a programming error.
 func (s *Spec) SetStrings(strs *StringTable) {
 	if len(s.offs) != 0 {
 		panic("btf: SetStrings on a Spec with types")
@@ -400,7 +402,8 @@ func (s *Spec) AddTypeTag(value string, typ TypeID, attr bool) TypeID {
 
 // Reset empties a standalone Spec for reuse, keeping its allocated storage:
 // a converter that builds one Spec per compilation unit reuses one scratch
-// Spec per worker and keeps only an exact-size Clone of each.
+// Spec per worker and keeps only an exact-size Clone of each. It panics on
+// a split Spec, a programming error.
 func (s *Spec) Reset() {
 	if s.base != nil {
 		panic("btf: Reset of a split Spec")

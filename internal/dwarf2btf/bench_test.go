@@ -12,11 +12,7 @@ import (
 // already holds (gobtf's own runs start on fresh memory; see README).
 func BenchmarkEncodeVmlinux(b *testing.B) {
 	vmlinux := testutil.Corpus(b, testutil.VmlinuxName)
-	fs := NewFeatureSet()
-	if err := fs.ApplyList("encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs,attributes", true); err != nil {
-		b.Fatal(err)
-	}
-	opts := &Options{Features: fs.Features, Jobs: 1}
+	opts := &Options{Features: featuresNamed(b, kbuildFeatures), Jobs: 1}
 	b.ReportAllocs()
 	for b.Loop() {
 		s, err := Encode(vmlinux, opts, nil)

@@ -78,7 +78,7 @@ type unitDone struct {
 	funcs   []funcs.Candidate
 	funcsAt btf.TypeID // the unit's types before its variables
 	skipped bool
-	verbose []byte // with Options.Verbose, the unit's lines, written as it is joined
+	log     []logEntry // with Options.Log, the unit's reports, told as it is joined
 	err     error
 }
 
@@ -157,8 +157,11 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 			if r.err != nil && first == nil {
 				first = r.err
 			}
+			var shift btf.TypeID
 			if first == nil && !r.skipped {
-				shift := out.AppendSpec(r.spec)
+				shift, first = out.AppendSpec(r.spec)
+			}
+			if first == nil && !r.skipped {
 				advance()
 				if pipe.SavedStrings != nil {
 					if strs := funcs.SavedStrings(r.funcs); len(strs) > 0 {
@@ -173,10 +176,8 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 					entries = append(entries, e)
 				}
 				perUnit[i], shifts[i] = r.funcs, shift
-				if len(r.verbose) > 0 {
-					if _, err := opts.Verbose.Write(r.verbose); err != nil {
-						first = fmt.Errorf("-V: %w", err)
-					}
+				if len(r.log) > 0 {
+					replay(opts.Log, r.log)
 				}
 			}
 			pool <- r.spec
@@ -306,7 +307,7 @@ func (c *cuTypes) convertUnit(open func(i int) (dieStream, string), i int, tgt *
 	m := tgt.merged
 	if m != nil {
 		lang, clang = m.lang, m.clang
-	} else if opts.Languages.Skips(uint16(lang)) || c.unitTag == dwarf.TagPartialUnit || c.unitTag == dwarf.TagSkeletonUnit {
+	} else if opts.Languages.Skips(dwarf.Lang(lang)) || c.unitTag == dwarf.TagPartialUnit || c.unitTag == dwarf.TagSkeletonUnit {
 		return unitDone{spec: c.spec, skipped: true}
 	}
 	if err := c.check(); err != nil {
@@ -315,7 +316,7 @@ func (c *cuTypes) convertUnit(open func(i int) (dieStream, string), i int, tgt *
 	c.enumSignedness()
 	c.emit()
 	var cands []funcs.Candidate
-	var verbose []byte
+	var log []logEntry
 	if fs != nil && (m != nil || c.unitTag == dwarf.TagCompileUnit) {
 		units := fs.units[i : i+1]
 		if m != nil {
@@ -325,7 +326,9 @@ func (c *cuTypes) convertUnit(open func(i int) (dieStream, string), i int, tgt *
 		if err != nil {
 			return unitDone{spec: c.spec, err: fmt.Errorf("%s: %w", where, err)}
 		}
-		verbose = c.funcs.TakeNotFound()
+		for _, name := range c.funcs.TakeNotFound() {
+			log = append(log, logEntry{kind: logNoSymbol, name: name})
+		}
 	}
 	funcsAt := btf.TypeID(c.spec.NumTypes())
 	vars, err := c.emitVars(tgt.elf)
@@ -333,10 +336,10 @@ func (c *cuTypes) convertUnit(open func(i int) (dieStream, string), i int, tgt *
 		return unitDone{spec: c.spec, err: fmt.Errorf("%s: %w", where, err)}
 	}
 	if len(c.varLog) > 0 {
-		verbose = append(verbose, c.varLog...)
+		log = append(log, c.varLog...)
 		c.varLog = c.varLog[:0]
 	}
-	return unitDone{spec: c.spec, vars: vars, funcs: cands, funcsAt: funcsAt, verbose: verbose}
+	return unitDone{spec: c.spec, vars: vars, funcs: cands, funcsAt: funcsAt, log: log}
 }
 
 // convertTypes converts the types, variables and functions of f, whose

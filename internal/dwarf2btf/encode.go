@@ -82,17 +82,8 @@ func (in *Input) Encode(opts *Options, out *btf.Spec, pipe *Pipeline, st *Stats)
 		st = &Stats{}
 	}
 	path, m, f := in.path, in.m, in.m.elf
-	if opts.Verbose != nil {
-		// pahole -V's first lines: whether the file lacks the per-CPU
-		// section, and its name.
-		var head []byte
-		if f.Section(percpuSection) == nil {
-			head = fmt.Appendf(head, "btf_encoder__new: '%s' doesn't have '%s' section\n", path, percpuSection)
-		}
-		head = fmt.Appendf(head, "File %s:\n", path)
-		if _, err := opts.Verbose.Write(head); err != nil {
-			return nil, fmt.Errorf("-V: %w", err)
-		}
+	if opts.Log != nil {
+		opts.Log.File(path, percpuSection, f.Section(percpuSection) != nil)
 	}
 	t0 := in.opened
 	var secs *die.Sections

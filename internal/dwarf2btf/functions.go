@@ -19,7 +19,15 @@ func funcOptions(o *Options) *funcs.Options {
 	f := &o.Features
 	return &funcs.Options{ConsistentFunc: f.ConsistentFunc, DeclTag: f.DeclTag, DeclTagKfuncs: f.DeclTagKfuncs,
 		Attributes: f.Attributes, TrueSignature: f.TrueSignature, KabiPrefix: o.KabiPrefix, Jobs: max(1, o.Jobs),
-		Verbose: o.Verbose}
+		Log: funcsLog(o.Log)}
+}
+
+// funcsLog is log as the function encoding's log, nil when log is.
+func funcsLog(log Log) funcs.Log {
+	if log == nil {
+		return nil
+	}
+	return log
 }
 
 // funcTable builds the table of f's functions from its symbols syms and

@@ -60,7 +60,7 @@ func convertWithFuncs(t testing.TB, path string, opts *Options) *btf.Spec {
 		if err != nil {
 			t.Fatalf("unit %d: %v", i, err)
 		}
-		if opts.Languages.Skips(uint16(lang)) || units[i].Tag != dwarf.TagCompileUnit {
+		if opts.Languages.Skips(dwarf.Lang(lang)) || units[i].Tag != dwarf.TagCompileUnit {
 			continue
 		}
 		c.enumSignedness()
@@ -77,7 +77,7 @@ func convertWithFuncs(t testing.TB, path string, opts *Options) *btf.Spec {
 		mallocs += ms.Mallocs - m0
 		nCands += len(cands)
 		perCU[i] = cands
-		shift[i] = out.AppendSpec(c.spec)
+		shift[i], _ = out.AppendSpec(c.spec)
 	}
 	t0 := time.Now()
 	before := out.NumTypes()

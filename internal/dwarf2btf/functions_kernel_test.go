@@ -26,13 +26,8 @@ func TestFuncsMatchPaholeVmlinux(t *testing.T) {
 		{testutil.VmlinuxName + ".default.btf", ""},
 	} {
 		t.Run(tc.ref, func(t *testing.T) {
-			fs := NewFeatureSet()
-			if tc.features != "" {
-				if err := fs.ApplyList(tc.features, true); err != nil {
-					t.Fatal(err)
-				}
-			}
-			opts := &Options{Features: fs.Features, Jobs: 1}
+			feats := featuresNamed(t, tc.features)
+			opts := &Options{Features: feats, Jobs: 1}
 			got := funcSigs(convertWithFuncs(t, vmlinux, opts))
 			data, err := os.ReadFile(testutil.Reference(t, tc.ref))
 			if err != nil {

@@ -66,8 +66,7 @@ func TestFuncsPlainMatchPahole(t *testing.T) {
 	for _, cc := range []string{"gcc", "clang"} {
 		t.Run(cc, func(t *testing.T) {
 			bin := buildFixture(t, cc, "plain.c")
-			fs := NewFeatureSet()
-			got := funcSigs(convertWithFuncs(t, bin, &Options{Features: fs.Features, Jobs: 1}))
+			got := funcSigs(convertWithFuncs(t, bin, &Options{Features: DefaultFeatures(), Jobs: 1}))
 			want := paholeFuncs(t, bin)
 			if len(want) < 10 {
 				t.Fatalf("pahole made only %d FUNCs", len(want))
@@ -99,13 +98,8 @@ func TestFuncsRules(t *testing.T) {
 		} {
 			t.Run(cc+"/"+tc.name, func(t *testing.T) {
 				bin := buildFixture(t, cc, "rules_a.c")
-				fs := NewFeatureSet()
-				if tc.features != "" {
-					if err := fs.ApplyList(tc.features, true); err != nil {
-						t.Fatal(err)
-					}
-				}
-				sigs := funcSigs(convertWithFuncs(t, bin, &Options{Features: fs.Features, Jobs: 1}))
+				feats := featuresNamed(t, tc.features)
+				sigs := funcSigs(convertWithFuncs(t, bin, &Options{Features: feats, Jobs: 1}))
 				got := make(map[string]string)
 				for name, sig := range sigs {
 					got[name] = strings.Join(sig.tags, " ")
@@ -163,13 +157,8 @@ func TestFuncsNocall(t *testing.T) {
 		{"true_signature", kbuild + ",true_signature", trueSig},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fs := NewFeatureSet()
-			if tc.features != "" {
-				if err := fs.ApplyList(tc.features, true); err != nil {
-					t.Fatal(err)
-				}
-			}
-			sigs := funcSigs(convertWithFuncs(t, bin, &Options{Features: fs.Features, Jobs: 1}))
+			feats := featuresNamed(t, tc.features)
+			sigs := funcSigs(convertWithFuncs(t, bin, &Options{Features: feats, Jobs: 1}))
 			got := make(map[string][]string, len(sigs))
 			for name, sig := range sigs {
 				got[name] = sig.params

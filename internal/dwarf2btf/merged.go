@@ -119,7 +119,7 @@ func (m *mergedStream) next(d *digest) (int, bool, error) {
 func mergedUnitList(units []die.Unit, opts *Options) []die.Unit {
 	var out []die.Unit
 	for i := range units {
-		if !opts.Languages.Skips(uint16(units[i].Language)) {
+		if !opts.Languages.Skips(dwarf.Lang(units[i].Language)) {
 			out = append(out, units[i])
 		}
 	}

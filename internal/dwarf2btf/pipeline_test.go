@@ -66,7 +66,7 @@ func TestJoinedReportsFinalTypes(t *testing.T) {
 			bin := buildFixture(t, cc, "plain.c")
 			type report struct{ words, offs []uint32 }
 			var reports []report
-			opts := &Options{Features: NewFeatureSet().Features, Jobs: 2}
+			opts := &Options{Features: DefaultFeatures(), Jobs: 2}
 			out, err := encodeWith(bin, opts, &Pipeline{Joined: func(out *btf.Spec) {
 				reports = append(reports, report{slices.Clone(out.Words()), slices.Clone(out.TypeOffsets())})
 			}})

@@ -137,10 +137,10 @@ type cuTypes struct {
 	clang   bool             // the unit's producer is clang
 	funcs   *funcs.Collector // when functions are encoded: their collector, reused across units
 
-	// With Options.Verbose: the unit DIE's DW_AT_name, and pahole -V's
-	// lines about the unit's variables (emitVars), handed over per unit.
+	// With Options.Log: the unit DIE's DW_AT_name, and the reports
+	// about the unit's variables (emitVars), handed over per unit.
 	unitName string
-	varLog   []byte
+	varLog   []logEntry
 	plans    fixedPlans // the walk's compiled digests, reused across units
 
 	hasArray bool

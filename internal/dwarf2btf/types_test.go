@@ -13,6 +13,7 @@ import (
 
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dedup"
+	"github.com/gobtf/gobtf/internal/dwarf"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 
@@ -251,7 +252,7 @@ func TestTypesMatchPaholeVmlinux(t *testing.T) {
 	ref := testutil.Reference(t, testutil.VmlinuxName+".kbuild.btf")
 	feats := Features{EncodeForce: true, Var: true, Float: true, Enum64: true, DeclTag: true, TypeTag: true,
 		OptimizedFunc: true, ConsistentFunc: true, DeclTagKfuncs: true, Attributes: true}
-	rust, _ := ParseLanguages("rust")
+	rust := []dwarf.Lang{dwarf.LangRust}
 	ours := convertFileWith(t, copyToTemp(t, vmlinux), &Options{Features: feats, Jobs: 2,
 		Languages: LanguageFilter{IDs: rust, Exclude: true}}, true)
 	data, err := os.ReadFile(ours)

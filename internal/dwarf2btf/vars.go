@@ -131,14 +131,14 @@ func (c *cuTypes) variable(d *digest) {
 // emitVars appends the unit's VARs (and their DECL_TAGs) to its Spec and
 // returns where each goes. It must run after emit, which assigns type IDs.
 //
-// With Options.Verbose it also writes pahole -V's lines to c.varLog: a
-// "search cu" line for the unit when variables are encoded and the file
-// has symbols, then one line per variable encoded.
+// With Options.Log it also keeps the reports in c.varLog: the unit, when
+// variables are encoded and the file has symbols, then each variable
+// encoded.
 func (c *cuTypes) emitVars(e *elfInfo) ([]secEntry, error) {
 	var out []secEntry
-	verbose := c.opts.Verbose != nil
+	verbose := c.opts.Log != nil
 	if verbose && e.vars && e.symtab {
-		c.varLog = fmt.Appendf(c.varLog, "search cu '%s' for percpu global variables.\n", c.unitName)
+		c.varLog = append(c.varLog, logEntry{kind: logUnit, unit: c.unitName})
 	}
 	for i := range c.vars {
 		v := &c.vars[i]
@@ -184,7 +184,7 @@ func (c *cuTypes) emitVars(e *elfInfo) ([]secEntry, error) {
 			linkage = btf.LinkageGlobal
 		}
 		if verbose {
-			c.varLog = fmt.Appendf(c.varLog, "Variable '%s' from CU '%s' at address 0x%x encoded\n", name, c.unitName, addr)
+			c.varLog = append(c.varLog, logEntry{kind: logVariable, name: name, unit: c.unitName, addr: addr})
 		}
 		id := c.spec.AddVar(c.kabi(name), typ, linkage)
 		for _, tag := range v.tags {

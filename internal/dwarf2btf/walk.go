@@ -63,7 +63,7 @@ func (c *cuTypes) walk(src dieStream) (lang uint64, clang bool, err error) {
 		if depth == 0 {
 			c.unitTag = d.tag
 			lang, clang = d.language, strings.Contains(d.producer, "clang")
-			if c.opts.Verbose != nil {
+			if c.opts.Log != nil {
 				c.unitName = d.nm()
 			}
 			// Each unit has its own slice of .debug_addr (a merged

@@ -205,7 +205,10 @@ func finish(path string, spec *btf.Spec, stream *dedup.Stream, saved *savedStrin
 	}
 	order := spec.ByteOrder()
 	if b.spec != nil {
-		spec = btf.RebaseInPlace(spec, b.spec)
+		var err error
+		if spec, err = btf.RebaseInPlace(spec, b.spec); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
 		saved.shift(btf.TypeID(b.spec.TypeCount()))
 	}
 	if !o.SkipDedup {

@@ -1,7 +1,6 @@
 package funcs
 
 import (
-	"fmt"
 	"math/bits"
 	"strings"
 
@@ -295,8 +294,8 @@ func (s *Collector) candidates(u *unit, abi *abiRegs) []Candidate {
 		name := kabiName(u.opts, nameField.Str())
 		ei := u.elf.find(name)
 		if ei < 0 {
-			if u.opts.Verbose != nil {
-				s.notFound = fmt.Appendf(s.notFound, "could not find function '%s' in the ELF functions table\n", name)
+			if u.opts.Log != nil {
+				s.notFound = append(s.notFound, name)
 			}
 			continue
 		}

@@ -53,10 +53,9 @@ func (s *Collector) Collect(in Unit) ([]Candidate, error) {
 	return s.candidates(u, &abi), nil
 }
 
-// TakeNotFound hands over, with Options.Verbose, pahole -V's line for each
-// function of the last unit collected left out for want of an ELF symbol
-// of its name.
-func (s *Collector) TakeNotFound() []byte {
+// TakeNotFound hands over, with Options.Log, the names of the functions of
+// the last unit collected left out for want of an ELF symbol of the name.
+func (s *Collector) TakeNotFound() []string {
 	b := s.notFound
 	s.notFound = nil
 	return b
@@ -137,10 +136,10 @@ type Collector struct {
 	// per-unit output arenas, handed over (not reused) at the end
 	outStrs []byte
 
-	// notFound, with Options.Verbose, is pahole -V's line for each function
-	// of the unit left out for want of an ELF function of its name; it is
-	// handed over with the candidates (TakeNotFound).
-	notFound []byte
+	// notFound, with Options.Log, names each function of the unit left
+	// out for want of an ELF function of its name; it is handed over with
+	// the candidates (TakeNotFound).
+	notFound []string
 
 	// The walk of step 1 (Visit), and whether it has been done beside
 	// the type walk (BeginWalk) for the unit Collect is given next.

@@ -1,7 +1,6 @@
 package funcs
 
 import (
-	"bufio"
 	"fmt"
 	"sync"
 
@@ -65,10 +64,7 @@ func Encode(dst *btf.Spec, perCU [][]Candidate, shift []btf.TypeID, ef *Table, o
 			*at++
 		}
 	}
-	e := funcEncoder{dst: dst, elf: ef, opts: opts}
-	if opts.Verbose != nil {
-		e.log = bufio.NewWriter(opts.Verbose)
-	}
+	e := funcEncoder{dst: dst, elf: ef, opts: opts, log: opts.Log}
 	e.combineAll(states, max(1, opts.Jobs))
 	names := 0
 	for i, j := 0, 0; i < len(states); i = j {
@@ -84,11 +80,6 @@ func Encode(dst *btf.Spec, perCU [][]Candidate, shift []btf.TypeID, ef *Table, o
 		}
 		if names++; progress != nil {
 			progress(names)
-		}
-	}
-	if e.log != nil {
-		if err := e.log.Flush(); err != nil {
-			return fmt.Errorf("writing the skipped functions: %w", err)
 		}
 	}
 	return nil
@@ -164,10 +155,10 @@ type funcEncoder struct {
 	opts *Options
 	w    []uint32
 
-	// log, with Options.Verbose, receives pahole's line for each function
-	// left out; mismatches are then the prototype mismatches combineAll
-	// found, in name order, and nextMismatch the first not yet logged.
-	log          *bufio.Writer
+	// log, Options.Log, is told of each function left out; mismatches are
+	// then the prototype mismatches combineAll found, in name order, and
+	// nextMismatch the first not yet logged.
+	log          Log
 	mismatches   []protoMismatch
 	nextMismatch int
 }
@@ -325,9 +316,9 @@ func (e *funcEncoder) encodeName(group []funcState) error {
 	if len(group) > 1 {
 		canon = e.canonical(group, ef)
 	}
-	if r := e.skipReason(&group[0], canon, ef); r != "" {
+	if r := e.skipReason(&group[0], canon, ef); r != Encoded {
 		if e.log != nil {
-			e.logSkip(ef.name, r)
+			e.log.Skipped(ef.name, Skip{Reason: r})
 		}
 		return nil
 	}
@@ -339,26 +330,26 @@ func (e *funcEncoder) encodeName(group []funcState) error {
 }
 
 // skipReason decides whether the name of first, its first candidate
-// after merging, is left out, and returns why in pahole's words ("" to
-// encode it). When several reasons hold, the one pahole reports wins:
-// they are checked from the most to the least important.
-func (e *funcEncoder) skipReason(first, canon *funcState, ef *elfFunc) string {
+// after merging, is left out, and returns why (Encoded to encode it). When
+// several reasons hold, the one pahole reports wins: they are checked from
+// the most to the least important.
+func (e *funcEncoder) skipReason(first, canon *funcState, ef *elfFunc) SkipReason {
 	f := first.flags
 	switch {
 	case ef.ambiguous:
-		return "ambiguous address"
+		return AmbiguousAddress
 	case e.skipOptimized(canon):
-		return "optimized parameters"
+		return OptimizedParameters
 	case f&flagReordered != 0:
-		return "reordered parameters"
+		return ReorderedParameters
 	case f&flagUncertainLoc != 0:
-		return "uncertain parameter location"
+		return UncertainLocation
 	case e.opts.ConsistentFunc && f&flagInconsistent != 0:
-		return "inconsistet prototype" // sic: scripts grep for pahole's spelling
+		return InconsistentPrototype
 	case f&flagUnexpectedReg != 0:
-		return "unexpected register usage for parameter"
+		return UnexpectedRegister
 	}
-	return ""
+	return Encoded
 }
 
 // canonical picks the candidate to encode among those of one name.

@@ -1,7 +1,6 @@
 package funcs
 
 import (
-	"bytes"
 	"encoding/binary"
 	"reflect"
 	"strings"
@@ -78,31 +77,36 @@ func TestEncodeFuncsMerge(t *testing.T) {
 		{"unexp", 0, []btf.TypeID{1}, flagUnexpectedReg},
 		{"canon", 0x800, []btf.TypeID{1, 1}, 0},
 	})
-	const count12 = "param count mismatch; 1 params != 2 params"
+	type logged struct {
+		name string
+		why  Skip
+	}
+	count12 := Skip{Reason: CountMismatch, Counts: [2]int{1, 2}}
 	for _, tc := range []struct {
 		name  string
 		feats Options
 		want  []string // FUNC name(parameter count), in order
-		log   []string // the reasons -V gives, in order
+		log   []logged // what Log is told, in order
 	}{
 		{"default", Options{}, []string{"canon(2)", "differ(2)", "optok(1)", "same(1)", "zlast(1)"},
-			[]string{"amb:ambiguous address", "canon:" + count12, "differ:" + count12, "opt:optimized parameters",
-				"reord:reordered parameters", "unexp:unexpected register usage for parameter"}},
+			[]logged{{"amb", Skip{Reason: AmbiguousAddress}}, {"canon", count12}, {"differ", count12},
+				{"opt", Skip{Reason: OptimizedParameters}}, {"reord", Skip{Reason: ReorderedParameters}},
+				{"unexp", Skip{Reason: UnexpectedRegister}}}},
 		{"consistent_func", Options{ConsistentFunc: true}, []string{"optok(1)", "same(1)", "zlast(1)"},
-			[]string{"amb:ambiguous address", "canon:" + count12, "canon:inconsistet prototype",
-				"differ:" + count12, "differ:inconsistet prototype", "opt:optimized parameters",
-				"reord:reordered parameters", "unexp:unexpected register usage for parameter"}},
+			[]logged{{"amb", Skip{Reason: AmbiguousAddress}}, {"canon", count12}, {"canon", Skip{Reason: InconsistentPrototype}},
+				{"differ", count12}, {"differ", Skip{Reason: InconsistentPrototype}}, {"opt", Skip{Reason: OptimizedParameters}},
+				{"reord", Skip{Reason: ReorderedParameters}}, {"unexp", Skip{Reason: UnexpectedRegister}}}},
 		{"true_signature", Options{TrueSignature: true}, []string{"canon(2)", "differ(2)", "opt.isra.0(1)", "optok(1)", "same(1)", "zlast(1)"},
-			[]string{"amb:ambiguous address", "canon:" + count12, "differ:" + count12,
-				"reord:reordered parameters", "unexp:unexpected register usage for parameter"}},
+			[]logged{{"amb", Skip{Reason: AmbiguousAddress}}, {"canon", count12}, {"differ", count12},
+				{"reord", Skip{Reason: ReorderedParameters}}, {"unexp", Skip{Reason: UnexpectedRegister}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dst := unit()
-			shiftB := dst.AppendSpec(unit())
+			shiftB, _ := dst.AppendSpec(unit())
 			before := dst.NumTypes()
-			var log bytes.Buffer
+			var log skipLog
 			opts := tc.feats
-			opts.Verbose = &log
+			opts.Log = &log
 			if err := Encode(dst, [][]Candidate{unitA, unitB}, []btf.TypeID{0, shiftB}, table, &opts, nil); err != nil {
 				t.Fatal(err)
 			}
@@ -118,14 +122,26 @@ func TestEncodeFuncsMerge(t *testing.T) {
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("FUNCs %v, want %v", got, tc.want)
 			}
-			var want strings.Builder
-			for _, l := range tc.log {
-				name, reason, _ := strings.Cut(l, ":")
-				want.WriteString(name + " : skipping BTF encoding of function due to " + reason + "\n")
+			var got2 []logged
+			for _, l := range log {
+				got2 = append(got2, logged{l.name, l.why})
 			}
-			if log.String() != want.String() {
-				t.Errorf("-V printed\n%s\nwant\n%s", log.String(), want.String())
+			if !reflect.DeepEqual(got2, tc.log) {
+				t.Errorf("Log told\n%+v\nwant\n%+v", got2, tc.log)
 			}
 		})
 	}
+}
+
+// skipLog records what a Log is told.
+type skipLog []struct {
+	name string
+	why  Skip
+}
+
+func (l *skipLog) Skipped(name string, why Skip) {
+	*l = append(*l, struct {
+		name string
+		why  Skip
+	}{name, why})
 }

@@ -18,7 +18,6 @@ package funcs
 
 import (
 	"debug/elf"
-	"io"
 
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dwarf"
@@ -43,10 +42,10 @@ type Options struct {
 	// 1); the output does not depend on it.
 	Jobs int
 
-	// Verbose, when set, receives pahole -V's explanation of each function
-	// Encode leaves out (verbose.go), and makes Collect say which
-	// functions have no ELF symbol.
-	Verbose io.Writer
+	// Log, when set, is told of each function Encode leaves out
+	// (verbose.go), and makes Collect keep the functions that have no ELF
+	// symbol (TakeNotFound).
+	Log Log
 }
 
 // Types is what collecting a unit's functions needs of the type walk: the

@@ -1,4 +1,4 @@
-package dwarf2btf
+package pahole
 
 import (
 	"bytes"
@@ -9,12 +9,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gobtf/gobtf/internal/dwarf2btf"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 
+// skipLines is a Log that writes the lines of the functions left out only.
+type skipLines struct{ *Verbose }
+
+func (skipLines) File(string, string, bool)       {}
+func (skipLines) NoSymbol(string)                 {}
+func (skipLines) Unit(string)                     {}
+func (skipLines) Variable(string, string, uint64) {}
+
 // TestVerboseSkipsMatchPahole builds testdata/funcs/skips_a.c (a function
 // for each reason pahole leaves one out) with gcc and clang and compares
-// the lines Options.Verbose receives with those pahole master printed for
+// the lines Verbose writes for the functions left out with those pahole master printed for
 // the same build, stored in skips.CC.want (the installed pahole 1.24 prints
 // none of them). The build must come from the compiler the file names, so
 // the test skips under another version. Every -j gives the same lines.
@@ -22,7 +31,11 @@ func TestVerboseSkipsMatchPahole(t *testing.T) {
 	for _, cc := range []string{"gcc", "clang"} {
 		t.Run(cc, func(t *testing.T) {
 			sections, compiler := readSkipsWant(t, filepath.Join(testutil.RepoRoot(), "testdata", "funcs", "skips."+cc+".want"))
-			bin := buildFixture(t, cc, "skips_a.c")
+			bin := filepath.Join(t.TempDir(), "skips_a."+cc)
+			src := filepath.Join(testutil.RepoRoot(), "testdata", "funcs", "skips_a.c")
+			if err := testutil.BuildFixture(t, src, bin, map[string]string{"CC": cc}); err != nil {
+				t.Fatal(err)
+			}
 			out, err := exec.Command(cc, "--version").Output()
 			if err != nil {
 				t.Fatal(err)
@@ -42,7 +55,13 @@ func TestVerboseSkipsMatchPahole(t *testing.T) {
 				var first string
 				for _, jobs := range []int{1, 2} {
 					var log bytes.Buffer
-					convertWithFuncs(t, bin, &Options{Features: fs.Features, Jobs: jobs, Verbose: &log})
+					v := NewVerbose(&log)
+					if _, err := dwarf2btf.Encode(bin, &dwarf2btf.Options{Features: fs.Features, Jobs: jobs, Log: skipLines{v}}, nil); err != nil {
+						t.Fatal(err)
+					}
+					if err := v.Flush(); err != nil {
+						t.Fatal(err)
+					}
 					if jobs == 1 {
 						first = log.String()
 					} else if log.String() != first {
