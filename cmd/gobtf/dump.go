@@ -3,12 +3,11 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gobtf/gobtf/internal/btf"
-	"github.com/gobtf/gobtf/internal/elfio"
+	"github.com/gobtf/gobtf/internal/btffile"
 	"github.com/gobtf/gobtf/internal/tuning"
 )
 
@@ -53,12 +52,6 @@ bpftool's "unsorted" and "root_id".`,
 	return cmd
 }
 
-// The running kernel's BTF: the vmlinux's, and one split file per module.
-const (
-	sysfsBTFDir     = "/sys/kernel/btf/"
-	sysfsVmlinuxBTF = sysfsBTFDir + "vmlinux"
-)
-
 // runDump loads the (base and) BTF file and writes its dump to the command's
 // output. Like bpftool, it reads a module's file under /sys/kernel/btf on the
 // running kernel's vmlinux BTF when no base is given.
@@ -69,8 +62,8 @@ func runDump(cmd *cobra.Command, basePath, format, path string, cf *cFlags) erro
 	if format == "c" {
 		defer tuning.WithoutCollection()()
 	}
-	if basePath == "" && strings.HasPrefix(path, sysfsBTFDir) && path != sysfsVmlinuxBTF {
-		basePath = sysfsVmlinuxBTF
+	if basePath == "" {
+		basePath = btffile.DefaultBase(path)
 	}
 	var base *btf.Spec
 	if basePath != "" {
@@ -96,39 +89,13 @@ func runDump(cmd *cobra.Command, basePath, format, path string, cf *cFlags) erro
 	return nil
 }
 
-// loadDumpSpec reads and decodes the BTF of a raw BTF or ELF file. Every error
-// names the file.
-//
-// An ELF file with a .BTF.base section (an out-of-tree module built with the
-// distilled_base feature) holds split BTF on that distilled base, and is
-// read as libbpf (1.5 and later) reads it: on the distilled base, or, when a
-// base is given, relocated onto it (btf.Relocate), which is what the kernel
-// does when it loads the module.
+// loadDumpSpec reads the BTF of a raw BTF or ELF file (split on base, when
+// not nil), an ELF file's .BTF.base as libbpf reads it (btffile). Every
+// error names the file.
 func loadDumpSpec(path string, base *btf.Spec) (*btf.Spec, error) {
-	data, dist, err := elfio.ReadSplitBTF(path)
+	f, err := btffile.Open(path, btffile.Options{Base: base, DistilledBase: true})
 	if err != nil {
-		return nil, err // ReadSplitBTF's errors already name the file.
+		return nil, err
 	}
-	if dist != nil {
-		distBase, err := btf.Parse(dist, nil)
-		if err != nil {
-			return nil, fmt.Errorf("%s: section .BTF.base: %w", path, err)
-		}
-		spec, err := btf.Parse(data, distBase)
-		if err != nil {
-			return nil, fmt.Errorf("%s: section .BTF (on .BTF.base): %w", path, err)
-		}
-		if base == nil {
-			return spec, nil
-		}
-		if spec, err = btf.Relocate(spec, base); err != nil {
-			return nil, fmt.Errorf("%s: relocating .BTF from .BTF.base onto the base: %w", path, err)
-		}
-		return spec, nil
-	}
-	spec, err := btf.ParseInPlace(data, base) // data is ours: no copy
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return spec, nil
+	return f.Spec, nil
 }

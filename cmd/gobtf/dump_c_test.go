@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gobtf/gobtf/internal/btffile"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 
@@ -87,13 +88,13 @@ func TestDumpFormatCSplit(t *testing.T) {
 // TestDumpFormatCSysfs checks the running kernel's header and, without
 // --base, a module's (read on the sysfs vmlinux, as bpftool does).
 func TestDumpFormatCSysfs(t *testing.T) {
-	if _, err := os.Stat(sysfsVmlinuxBTF); err != nil {
+	if _, err := os.Stat(btffile.SysfsVmlinux); err != nil {
 		t.Skipf("skipping: the running kernel exposes no BTF (%v)", err)
 	}
-	files := []string{sysfsVmlinuxBTF}
-	mods, _ := filepath.Glob(sysfsBTFDir + "*")
+	files := []string{btffile.SysfsVmlinux}
+	mods, _ := filepath.Glob(btffile.SysfsDir + "*")
 	for _, m := range mods {
-		if m != sysfsVmlinuxBTF {
+		if m != btffile.SysfsVmlinux {
 			files = append(files, m)
 			break
 		}
@@ -140,7 +141,7 @@ func TestDumpFormatCCompiles(t *testing.T) {
 	if _, err := os.Stat("/usr/include/bpf/bpf_core_read.h"); err != nil {
 		t.Skip("skipping: libbpf-dev's headers are not installed")
 	}
-	src := sysfsVmlinuxBTF
+	src := btffile.SysfsVmlinux
 	if os.Getenv("GOBTF_SHARED") != "" || sharedPresent() {
 		src = testutil.Reference(t, testutil.VmlinuxName+".kbuild.btf")
 	} else if _, err := os.Stat(src); err != nil {

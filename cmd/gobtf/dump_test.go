@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/btffile"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 
@@ -183,13 +184,13 @@ func TestDumpCommandKernelELF(t *testing.T) {
 // modules' without --base (gobtf, like bpftool, bases them on the sysfs
 // vmlinux), and compares with bpftool.
 func TestDumpCommandSysfs(t *testing.T) {
-	if _, err := os.Stat(sysfsVmlinuxBTF); err != nil {
+	if _, err := os.Stat(btffile.SysfsVmlinux); err != nil {
 		t.Skipf("skipping: the running kernel exposes no BTF (%v)", err)
 	}
-	files := []string{sysfsVmlinuxBTF}
-	mods, _ := filepath.Glob(sysfsBTFDir + "*")
+	files := []string{btffile.SysfsVmlinux}
+	mods, _ := filepath.Glob(btffile.SysfsDir + "*")
 	for _, m := range mods {
-		if m != sysfsVmlinuxBTF && len(files) < 4 {
+		if m != btffile.SysfsVmlinux && len(files) < 4 {
 			files = append(files, m)
 		}
 	}

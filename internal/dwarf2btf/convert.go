@@ -56,7 +56,7 @@ type mergedUnit struct {
 // newTarget describes f, whose symbols are syms; addrs, when not nil, are the
 // section addresses to place variables by (see elfio.File.OfflineLayout),
 // else the headers' own.
-func newTarget(f *elf.File, syms []elfio.Symbol, opts *Options, debugAddr []byte, infoSize int, addrs []uint64) *target {
+func newTarget(f *elfio.File, syms []elfio.Symbol, opts *Options, debugAddr []byte, infoSize int, addrs []uint64) *target {
 	t := &target{littleEndian: f.ByteOrder == binary.LittleEndian, addrSize: 8, debugAddr: debugAddr,
 		elf: newElfInfo(f, syms, &opts.Features, addrs), infoSize: infoSize, pipe: &Pipeline{}}
 	if f.Class == elf.ELFCLASS32 {
@@ -347,7 +347,7 @@ func (c *cuTypes) convertUnit(open func(i int) (dieStream, string), i int, tgt *
 // relocated against addrs; nil: the sections' sh_addr), into out. symbols
 // reads f's symbol table. release, when not nil, is handed the
 // parts of secs.Info that have been converted, as the conversion goes on.
-func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die.Sections, addrs []uint64, release func([]byte), out *btf.Spec, pipe *Pipeline, opts *Options) (*btf.Spec, error) {
+func convertTypes(f *elfio.File, symbols func() ([]elfio.Symbol, error), secs *die.Sections, addrs []uint64, release func([]byte), out *btf.Spec, pipe *Pipeline, opts *Options) (*btf.Spec, error) {
 	// The ELF side (symbols, function table, sections) is read while the
 	// DWARF units are indexed: neither needs the other.
 	fopts := funcOptions(opts)

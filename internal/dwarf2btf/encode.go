@@ -40,26 +40,29 @@ var sectionsRead = slices.DeleteFunc(slices.Clone(elfio.DebugSectionNames[:]),
 // Input is an ELF file opened for encoding.
 type Input struct {
 	path     string
-	m        *mappedFile
+	f        *elfio.File
 	opened   time.Time
 	infoSize uint64
 }
 
-// Open maps the ELF file at path and checks that it has DWARF (the error
+// Open opens the ELF file at path, once for the whole run: it is mapped
+// read-only and its headers parsed (openELF), the conversion reads it
+// through that mapping, and the sections written into it go through the
+// same open file (File). Open checks that the file has DWARF (the error
 // wraps ErrNoDWARF when not). It allocates little: a caller can size the
 // conversion's memory (InfoSize, FileSize) before the conversion uses any.
 func Open(path string) (*Input, error) {
 	t0 := time.Now()
-	m, err := openMapped(path)
+	f, err := openELF(path)
 	if err != nil {
 		return nil, err
 	}
-	info := m.elf.Section(".debug_info")
+	info := f.Section(".debug_info")
 	if info == nil {
-		m.close()
+		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, ErrNoDWARF)
 	}
-	return &Input{path: path, m: m, opened: t0, infoSize: info.Size}, nil
+	return &Input{path: path, f: f, opened: t0, infoSize: f.UncompressedSize(info)}, nil
 }
 
 // InfoSize returns the size of the file's .debug_info section (uncompressed,
@@ -68,10 +71,18 @@ func Open(path string) (*Input, error) {
 func (in *Input) InfoSize() uint64 { return in.infoSize }
 
 // FileSize returns the size of the file.
-func (in *Input) FileSize() int { return len(in.m.data) }
+func (in *Input) FileSize() int { return len(in.f.Bytes()) }
 
-// Close unmaps the file. No Spec or slice Encode returned depends on it.
-func (in *Input) Close() error { return in.m.close() }
+// File returns the open ELF file, for writing sections into it
+// (elfio.File.WriteSections) once it is converted; after Unmap, only that.
+func (in *Input) File() *elfio.File { return in.f }
+
+// Unmap gives back the file's memory but keeps it open (File). No Spec or
+// slice Encode returned depends on the memory.
+func (in *Input) Unmap() error { return in.f.Unmap() }
+
+// Close unmaps and closes the file.
+func (in *Input) Close() error { return in.f.Close() }
 
 // Encode converts the file, as the package-level Encode describes, into
 // out (an empty Spec whose storage the caller reserved, see OutputSize; nil
@@ -81,7 +92,7 @@ func (in *Input) Encode(opts *Options, out *btf.Spec, pipe *Pipeline, st *Stats)
 	if st == nil {
 		st = &Stats{}
 	}
-	path, m, f := in.path, in.m, in.m.elf
+	path, f := in.path, in.f
 	if opts.Log != nil {
 		opts.Log.File(path, percpuSection, f.Section(percpuSection) != nil)
 	}
@@ -94,16 +105,11 @@ func (in *Input) Encode(opts *Options, out *btf.Spec, pipe *Pipeline, st *Stats)
 		// relocated: gobtf's ELF reader does that on copies, with the
 		// sections placed where pahole's libdwfl places them, so that
 		// DWARF addresses and variable placement come out as pahole's.
-		ef, err := elfio.Open(path)
-		if err != nil {
+		if secs, addrs, err = relocatedSections(f); err != nil {
 			return nil, err
 		}
-		defer ef.Close()
-		if secs, addrs, err = relocatedSections(ef); err != nil {
-			return nil, err
-		}
-	} else if secs, err = m.dwarfSections(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	} else if secs, err = linkedSections(f); err != nil {
+		return nil, err
 	}
 	if len(secs.Info) == 0 {
 		return nil, fmt.Errorf("%s: section .debug_info: empty: %w", path, ErrNoDWARF)
@@ -114,9 +120,9 @@ func (in *Input) Encode(opts *Options, out *btf.Spec, pipe *Pipeline, st *Stats)
 		// secs.Info is a slice of the mapping: give back the pages of
 		// units already converted, which would otherwise count in the
 		// resident memory until the end.
-		release = m.release
+		release = f.Release
 	}
-	s, err := convertTypes(f, m.eio.Symbols, secs, addrs, release, out, pipe, opts)
+	s, err := convertTypes(f, f.Symbols, secs, addrs, release, out, pipe, opts)
 	if err != nil {
 		var fe *elfio.FormatError
 		if errors.As(err, &fe) && fe.File == path {
@@ -148,7 +154,26 @@ func relocatedSections(ef *elfio.File) (*die.Sections, []uint64, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return dieSections(ds), addrs, nil
+}
+
+// linkedSections returns the debug sections of ef, a linked file: slices of
+// its mapping where they are stored as they are, decompressed copies
+// otherwise, and no relocation.
+func linkedSections(ef *elfio.File) (*die.Sections, error) {
+	ds, err := ef.DWARFSectionsAt(nil, sectionsRead...)
+	if err != nil {
+		return nil, err
+	}
+	if ds.Info == nil {
+		return nil, fmt.Errorf("%s: %w", ef.Name(), ErrNoDWARF)
+	}
+	return dieSections(ds), nil
+}
+
+// dieSections returns the sections of ds as the decoder takes them.
+func dieSections(ds *elfio.DebugSections) *die.Sections {
 	return &die.Sections{Order: ds.Order, Info: ds.Info, Abbrev: ds.Abbrev, Str: ds.Str, LineStr: ds.LineStr,
 		StrOffsets: ds.StrOffsets, Addr: ds.Addr, RngLists: ds.RngLists, LocLists: ds.LocLists, Loc: ds.Loc,
-		Ranges: ds.Ranges, Types: ds.Types}, addrs, nil
+		Ranges: ds.Ranges, Types: ds.Types}
 }

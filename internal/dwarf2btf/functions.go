@@ -33,7 +33,7 @@ func funcsLog(log Log) funcs.Log {
 // funcTable builds the table of f's functions from its symbols syms and
 // the error reading them returned. A file without .symtab has no functions
 // (pahole then describes none).
-func funcTable(f *elf.File, syms []elfio.Symbol, err error, o *funcs.Options) (*funcs.Table, error) {
+func funcTable(f *elfio.File, syms []elfio.Symbol, err error, o *funcs.Options) (*funcs.Table, error) {
 	if err != nil {
 		if errors.Is(err, elf.ErrNoSymbols) || errors.Is(err, elfio.ErrNoSymbols) {
 			return funcs.NewTable(&funcs.ELF{Order: f.ByteOrder}, o)
@@ -45,12 +45,14 @@ func funcTable(f *elf.File, syms []elfio.Symbol, err error, o *funcs.Options) (*
 	}
 	src := funcs.ELF{Symbols: syms, Order: f.ByteOrder}
 	if o.DeclTagKfuncs {
-		for i, s := range f.Sections {
+		secs := f.Sections()
+		for i := range secs {
+			s := &secs[i]
 			if s.Name != funcs.BTFIDsSection {
 				continue
 			}
 			if s.Type != elf.SHT_NOBITS {
-				b, err := s.Data()
+				b, err := f.SectionData(s)
 				if err != nil {
 					return nil, fmt.Errorf("section %s: %w", funcs.BTFIDsSection, err)
 				}

@@ -22,12 +22,12 @@ import (
 // calls it itself. It returns the joined, not deduplicated Spec.
 func convertWithFuncs(t testing.TB, path string, opts *Options) *btf.Spec {
 	t.Helper()
-	m, err := openMapped(path)
+	ef, err := openELF(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { m.close() })
-	secs, err := m.dwarfSections()
+	t.Cleanup(func() { ef.Close() })
+	secs, err := linkedSections(ef)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,13 +35,13 @@ func convertWithFuncs(t testing.TB, path string, opts *Options) *btf.Spec {
 	if err != nil {
 		t.Fatal(err)
 	}
-	table, err := funcTableStd(m.elf, opts)
+	table, err := funcTableStd(ef, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	le := m.elf.ByteOrder == binary.LittleEndian
+	le := ef.ByteOrder == binary.LittleEndian
 	addrSize := uint32(8)
-	if m.elf.Class == elf.ELFCLASS32 {
+	if ef.Class == elf.ELFCLASS32 {
 		addrSize = 4
 	}
 	units := d.Units()
@@ -68,7 +68,7 @@ func convertWithFuncs(t testing.TB, path string, opts *Options) *btf.Spec {
 		t0 := time.Now()
 		runtime.ReadMemStats(&ms)
 		m0 := ms.Mallocs
-		cands, err := collector.Collect(funcs.Unit{Units: units[i : i+1], Data: d, Types: c, Clang: clang, Machine: m.elf.Machine})
+		cands, err := collector.Collect(funcs.Unit{Units: units[i : i+1], Data: d, Types: c, Clang: clang, Machine: ef.Machine})
 		if err != nil {
 			t.Fatalf("unit %d: %v", i, err)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gobtf/gobtf/internal/dwarf"
 	"github.com/gobtf/gobtf/internal/dwarf/die"
+	"github.com/gobtf/gobtf/internal/elfio"
 )
 
 // Merged units. Normally every compilation unit stands on its own: its
@@ -33,7 +34,7 @@ const ltoInfoNote = 0x101
 
 // mergeUnits reports whether the units of f (decoded as d) are converted as
 // one unit.
-func mergeUnits(f *elf.File, d *die.Data) bool {
+func mergeUnits(f *elfio.File, d *die.Data) bool {
 	if lto, ok := ltoNote(f); ok {
 		return lto
 	}
@@ -48,12 +49,14 @@ func mergeUnits(f *elf.File, d *die.Data) bool {
 
 // ltoNote returns the value of the first Linux LTO note of any SHT_NOTE
 // section of f, and whether there is one.
-func ltoNote(f *elf.File) (lto, ok bool) {
-	for _, s := range f.Sections {
+func ltoNote(f *elfio.File) (lto, ok bool) {
+	secs := f.Sections()
+	for i := range secs {
+		s := &secs[i]
 		if s.Type != elf.SHT_NOTE {
 			continue
 		}
-		b, err := s.Data()
+		b, err := f.SectionData(s)
 		if err != nil {
 			continue
 		}

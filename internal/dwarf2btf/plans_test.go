@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/dwarf/die"
-	"github.com/gobtf/gobtf/internal/elfio"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 
@@ -152,21 +151,15 @@ func tryOpenDWARF(path string) (d *die.Data, closeFile func(), err error) {
 // tryOpenSections returns the debug sections of the ELF file at path as
 // the conversion reads them: relocated where the file is relocatable.
 func tryOpenSections(path string) (secs *die.Sections, closeFile func(), err error) {
-	m, err := openMapped(path)
+	ef, err := openELF(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	closeFile = func() { m.close() }
-	if m.elf.Type == elf.ET_REL {
-		ef, err := elfio.Open(path)
-		if err != nil {
-			closeFile()
-			return nil, nil, err
-		}
-		closeFile = func() { ef.Close(); m.close() }
+	closeFile = func() { ef.Close() }
+	if ef.Type == elf.ET_REL {
 		secs, _, err = relocatedSections(ef)
 	} else {
-		secs, err = m.dwarfSections()
+		secs, err = linkedSections(ef)
 	}
 	if err != nil {
 		closeFile()

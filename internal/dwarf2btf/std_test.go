@@ -20,8 +20,8 @@ import (
 // ConvertTypesStd converts the types and variables of every compilation unit
 // of f, read with the standard library's debug/dwarf (which also applies the
 // relocations of relocatable files), into one standalone Spec, not
-// deduplicated.
-func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
+// deduplicated. ef is the same file opened by elfio, for its sections.
+func ConvertTypesStd(f *elf.File, ef *elfio.File, opts *Options) (*btf.Spec, error) {
 	d, err := f.DWARF()
 	if err != nil {
 		return nil, fmt.Errorf("reading DWARF: %w", err)
@@ -49,14 +49,14 @@ func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
 		return newStdStream(d, units[i]), fmt.Sprintf("unit at .debug_info offset %#x", units[i])
 	}
 	syms, _ := stdSymbols(f)
-	return convertUnits(len(units), open, newTarget(f, syms, opts, debugAddr, 0, nil), nil, opts)
+	return convertUnits(len(units), open, newTarget(ef, syms, opts, debugAddr, 0, nil), nil, opts)
 }
 
 // ConvertTypes converts like ConvertTypesStd with gobtf's own DIE decoder
 // over the given sections (decompressed and, for relocatable files,
 // relocated), reading the symbols through debug/elf.
-func ConvertTypes(f *elf.File, secs *die.Sections, opts *Options) (*btf.Spec, error) {
-	return convertTypes(f, func() ([]elfio.Symbol, error) { return stdSymbols(f) }, secs, nil, nil, nil, nil, opts)
+func ConvertTypes(f *elf.File, ef *elfio.File, secs *die.Sections, opts *Options) (*btf.Spec, error) {
+	return convertTypes(ef, func() ([]elfio.Symbol, error) { return stdSymbols(f) }, secs, nil, nil, nil, nil, opts)
 }
 
 // SectionsStd reads the DWARF sections of f with debug/elf (decompressing
@@ -80,10 +80,16 @@ func SectionsStd(f *elf.File) (*die.Sections, error) {
 	return s, nil
 }
 
-// funcTableStd builds the function table of a file opened with debug/elf.
-func funcTableStd(f *elf.File, opts *Options) (*funcs.Table, error) {
+// funcTableStd builds the function table of a file opened with elfio, from
+// its symbols as debug/elf reads them.
+func funcTableStd(ef *elfio.File, opts *Options) (*funcs.Table, error) {
+	f, err := elf.Open(ef.Name())
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
 	syms, err := stdSymbols(f)
-	return funcTable(f, syms, err, funcOptions(opts))
+	return funcTable(ef, syms, err, funcOptions(opts))
 }
 
 // stdSymbols returns the symbols of f as debug/elf reads them, in elfio's

@@ -14,6 +14,7 @@ import (
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dedup"
 	"github.com/gobtf/gobtf/internal/dwarf"
+	"github.com/gobtf/gobtf/internal/elfio"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 
@@ -134,17 +135,22 @@ func convertFileWith(t *testing.T, obj string, opts *Options, fast bool) string 
 		t.Fatal(err)
 	}
 	defer f.Close()
+	ef, err := elfio.Open(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.Close()
 	var s *btf.Spec
 	if fast {
 		secs, err := SectionsStd(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err = ConvertTypes(f, secs, opts)
+		s, err = ConvertTypes(f, ef, secs, opts)
 		if err != nil {
 			t.Fatalf("%s: %v", obj, err)
 		}
-	} else if s, err = ConvertTypesStd(f, opts); err != nil {
+	} else if s, err = ConvertTypesStd(f, ef, opts); err != nil {
 		t.Fatalf("%s: %v", obj, err)
 	}
 	out := obj + map[bool]string{false: ".gobtf.btf", true: ".gobtf-fast.btf"}[fast]

@@ -56,14 +56,16 @@ type elfInfo struct {
 // features ask for, and its object symbols syms (nil when it has none).
 // Sections are placed at addrs[i] when addrs covers them, else at
 // their sh_addr.
-func newElfInfo(f *elf.File, syms []elfio.Symbol, feats *Features, addrs []uint64) *elfInfo {
-	info := &elfInfo{sections: make([]elfSection, len(f.Sections)), symtab: syms != nil, vars: feats.Var || feats.GlobalVar}
-	for i, s := range f.Sections {
+func newElfInfo(f *elfio.File, syms []elfio.Symbol, feats *Features, addrs []uint64) *elfInfo {
+	secs := f.Sections()
+	info := &elfInfo{sections: make([]elfSection, len(secs)), symtab: syms != nil, vars: feats.Var || feats.GlobalVar}
+	for i := range secs {
+		s := &secs[i]
 		addr := s.Addr
 		if i < len(addrs) {
 			addr = addrs[i]
 		}
-		info.sections[i] = elfSection{name: s.Name, addr: addr, size: s.Size, typ: s.Type,
+		info.sections[i] = elfSection{name: s.Name, addr: addr, size: f.UncompressedSize(s), typ: s.Type,
 			include: feats.GlobalVar || (feats.Var && s.Name == percpuSection)}
 	}
 	info.objects = make(map[string][]uint32)

@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sync"
+	"runtime"
 	"time"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/btffile"
 	"github.com/gobtf/gobtf/internal/dedup"
 	"github.com/gobtf/gobtf/internal/elfio"
 )
@@ -57,30 +58,26 @@ func DedupFile(ctx context.Context, in, out string, o DedupOptions) (*DedupStats
 	t0 := time.Now()
 	var baseSpec *btf.Spec
 	if base != "" {
-		var err error
-		if baseSpec, err = readSpec(base, nil); err != nil {
+		bf, err := btffile.Open(base, btffile.Options{})
+		if err != nil {
 			return nil, err
 		}
+		baseSpec = bf.Spec
 	}
 	if o.Hooks.Loading != nil {
 		o.Hooks.Loading(heapEstimate(in, base))
 	}
-	input, err := openInput(in)
+	// Deduplication rewrites its input in place: it is loaded into fresh
+	// private memory while it is parsed.
+	input, err := btffile.Open(in, btffile.Options{Base: baseSpec, Memory: btffile.Loading, Workers: runtime.GOMAXPROCS(0)})
 	if err != nil {
 		return nil, err
 	}
 	// The input is unmapped beside the output's writing (below), or here on
-	// an early return; Once makes the deferred call wait for the first.
-	var unmap sync.Once
-	release := func() { unmap.Do(input.release) }
+	// an early return (Close may be called twice).
+	release := input.Close
 	defer release()
-	spec, err := btf.ParseInPlaceLoading(input.data, baseSpec, input.ready)
-	if lerr := input.wait(); lerr != nil {
-		return nil, fmt.Errorf("%s: %w", in, lerr)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", in, err)
-	}
+	spec := input.Spec
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -99,69 +96,11 @@ func DedupFile(ctx context.Context, in, out string, o DedupOptions) (*DedupStats
 	if o.Hooks.Deduplicated != nil {
 		o.Hooks.Deduplicated()
 	}
-	if err := os.WriteFile(out, res.Marshal(spec.ByteOrder()), 0o644); err != nil {
+	if err := elfio.WriteFile(out, res.Marshal(spec.ByteOrder())); err != nil {
 		return nil, err
 	}
 	st.Write = time.Since(deduped)
 	return st, nil
-}
-
-// inputBTF is the BTF of a dedup input file, possibly still loading.
-type inputBTF struct {
-	data    []byte
-	ready   func(end int) int // as btf.ParseInPlaceLoading wants it; nil: data is complete
-	wait    func() error      // waits until data is complete; the first read error
-	release func()            // waits, then frees data
-}
-
-// openInput returns the BTF bytes of the file at path. Raw BTF is loaded
-// into fresh private memory, which deduplication rewrites in place, by
-// several goroutines while the caller parses it (see loading). ELF input is
-// read and its .BTF section extracted.
-func openInput(path string) (*inputBTF, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	var magic [4]byte
-	n, _ := f.ReadAt(magic[:], 0)
-	var l *loading
-	if fi.Size() > 0 && fi.Size() <= 1<<31 && !elfio.IsELF(magic[:n]) && fi.Mode().IsRegular() {
-		l, err = startLoading(f, int(fi.Size()), loadWorkers())
-	}
-	if l == nil || err != nil {
-		f.Close()
-		data, err := elfio.ReadBTF(path)
-		if err != nil {
-			return nil, err
-		}
-		return &inputBTF{data: data, wait: func() error { return nil }, release: func() {}}, nil
-	}
-	wait := sync.OnceValue(func() error {
-		err := l.wait()
-		f.Close()
-		return err
-	})
-	return &inputBTF{data: l.data, ready: l.ready, wait: wait, release: func() { wait(); l.release() }}, nil
-}
-
-// readSpec reads and decodes the BTF of a raw BTF or ELF file; errors name
-// the file.
-func readSpec(path string, base *btf.Spec) (*btf.Spec, error) {
-	data, err := elfio.ReadBTF(path)
-	if err != nil {
-		return nil, err
-	}
-	spec, err := btf.Parse(data, base)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return spec, nil
 }
 
 // heapEstimate guesses the peak heap of deduplicating the BTF files at paths

@@ -18,6 +18,7 @@ import (
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dedup"
 	"github.com/gobtf/gobtf/internal/dwarf2btf"
+	"github.com/gobtf/gobtf/internal/elfio"
 	"github.com/gobtf/gobtf/internal/hugemem"
 )
 
@@ -106,6 +107,9 @@ func Encode(ctx context.Context, path string, o Options) (*Stats, error) {
 	in, err := dwarf2btf.Open(path)
 	var out *btf.Spec
 	if err == nil {
+		// The file is opened once: the conversion reads it, and the
+		// sections written into it go through it too (write).
+		defer in.Close()
 		out = newOutput(in)
 		if o.Hooks.Opened != nil {
 			o.Hooks.Opened(in.FileSize(), in.InfoSize())
@@ -143,7 +147,7 @@ func Encode(ctx context.Context, path string, o Options) (*Stats, error) {
 		}
 		return nil, err
 	}
-	return st, finish(path, spec, stream, saved, b, opts, o, st)
+	return st, finish(in.File(), spec, stream, saved, b, opts, o, st)
 }
 
 // newOutput returns the empty Spec the conversion of in joins its units
@@ -180,7 +184,7 @@ func convert(in *dwarf2btf.Input, out *btf.Spec, opts *dwarf2btf.Options, o Opti
 		}
 	}
 	spec, err := in.Encode(opts, out, pipe, &st.Convert)
-	in.Close()
+	in.Unmap() // the conversion's memory: the file stays open for writing
 	if stream != nil && (err != nil || spec.NumTypes() == 0) {
 		stream.Stop()
 		stream = nil
@@ -197,7 +201,8 @@ func dedupOptions(workers int) dedup.Options {
 
 // finish deduplicates the converted types (on the base, if any), sets the
 // layout and writes the output.
-func finish(path string, spec *btf.Spec, stream *dedup.Stream, saved *savedStrings, b loadedBase, opts dwarf2btf.Options, o Options, st *Stats) error {
+func finish(file *elfio.File, spec *btf.Spec, stream *dedup.Stream, saved *savedStrings, b loadedBase, opts dwarf2btf.Options, o Options, st *Stats) error {
+	path := file.Name()
 	// The conversion's working memory (DWARF abbreviation tables, symbol
 	// tables, per-unit buffers) is garbage now.
 	if o.Hooks.Converted != nil {
@@ -224,7 +229,7 @@ func finish(path string, spec *btf.Spec, stream *dedup.Stream, saved *savedStrin
 		// As pahole: a base BTF only (split BTF has its base's table).
 		spec.SetLayout(btf.KindLayouts())
 	}
-	if err := write(path, o.Detached, spec, order, opts.Features.DistilledBase, st); err != nil {
+	if err := write(file, o.Detached, spec, order, opts.Features.DistilledBase, st); err != nil {
 		return err
 	}
 	st.TypesOut, st.StringBytesOut = spec.NumTypes(), len(spec.Strings().Bytes())
