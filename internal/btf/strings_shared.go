@@ -138,10 +138,10 @@ func (st *StringTable) LongAt(off uint32) bool {
 // LongAt and not EmptyAt: whether a split table on st may name the string
 // read there by its offset, mid-string offsets included.
 //
-// A conversion asks this for nearly every name it reads, and on a kernel
-// nearly every answer comes inline from the answer kept for the offset's
-// block (see NewSharedStrings); the full answer (Len, LongAt, EmptyAt)
-// took two calls and about 40 instructions a name.
+// A conversion asks this for nearly every name it reads: the answer kept
+// for the offset's block (see NewSharedStrings) gives it inline, and the
+// full answer (Len, LongAt, EmptyAt) is worked out only for the blocks
+// without one.
 func (st *StringTable) PlainAt(off uint32) bool {
 	b := off >> longBlockBits
 	return b < uint32(len(st.plain)) && st.plain[b] || st.plainAtSlow(off)

@@ -104,15 +104,12 @@ type funcSource struct {
 // returns the Spec to the pool. So the output is the same for every job
 // count and no unit's BTF is copied twice.
 //
-// Why the Specs are pooled apart from the converters: a converter that has
-// finished its unit can go on as long as there is a Spec to write into,
-// while the lowest unit not yet joined, often a large one, is still being
-// converted by another. When whole converters went round instead (jobs+2
-// of them), the units after such a unit used them all up and a CPU sat
-// idle until it was done; more converters cost more cache misses, their
-// scratch being cold each time a goroutine took another one. A Spec holds only
-// the unit's output, written front to back, so a few more of them cost
-// little.
+// The Specs are pooled apart from the converters: a converter that has
+// finished its unit goes on as long as there is a Spec to write into, while
+// the lowest unit not yet joined, often a large one, is still being
+// converted by another, and each converter keeps its scratch warm. A Spec
+// holds only the unit's output, written front to back, so a few more of
+// them than converters cost little.
 //
 // Specs are taken from the pool before units, in unit order, by the
 // dispatching loop: the lowest unit not yet joined therefore always holds a
@@ -224,16 +221,13 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 // namesPerReport is how many function names funcs.Encode encodes between
 // two calls of Pipeline.Joined.
 //
-// Why report during the function encoding at all: it runs on one CPU after
-// the last unit is joined, and a dedup.Stream given the functions only at
-// the end then ran their string pass (entering the new function names into
-// its output string table) on one CPU too, after it, while the other CPU
-// idled. The types encodeName appends are final when it returns (a
-// FUNC_PROTO, then the FUNC, then its DECL_TAGs, each referencing only
-// types before it), so the stream can take them while later names are
-// encoded, which shortens the time from the last join to the end. A report
-// costs a lock; the stream wakes only every so many types
-// (dedup.Stream.Add).
+// The function encoding runs on one CPU after the last unit is joined;
+// reported as they are encoded, the functions' types go through a
+// dedup.Stream's passes (their names into its string table) on another CPU
+// meanwhile rather than after. The types a name adds are final once it is
+// encoded (a FUNC_PROTO, then the FUNC, then its DECL_TAGs, each
+// referencing only types before it). A report costs a lock; the stream
+// wakes only every so many types (dedup.Stream.Add).
 var namesPerReport = 512
 
 // inOrder runs work on units 0 to n-1 on jobs goroutines, which take the
@@ -243,17 +237,16 @@ var namesPerReport = 512
 // before, when not nil, before it takes an item and a unit, so that before
 // may wait without holding up the joiner.
 //
-// The goroutines live as long as the conversion, not one goroutine a unit:
-// each new goroutine's stack grew again, copied at every doubling, for each
-// of a kernel's thousands of units.
+// The goroutines live as long as the conversion, not one goroutine a unit,
+// so that their stacks, grown once, are kept.
 //
 // Invariant, which keeps it from deadlocking: a goroutine takes an item
 // before it takes a unit, so the lowest unit not yet done is always held by
 // a goroutine that has an item, and the joiner, which waits for that unit,
-// always gets it. Taking the unit first let a goroutine hold the lowest
-// unit while waiting for an item, as another, which had taken the next
-// unit, got the last one: the joiner then waited for the first, which
-// waited for the joiner.
+// always gets it. (A goroutine that took the unit first could hold the
+// lowest unit while waiting for an item, as another, which had taken the
+// next unit, got the last one: the joiner would wait for the first, which
+// would wait for the joiner.)
 func inOrder[T any](n, jobs int, pool chan T, before func(), work func(g, i int, c T)) {
 	var eg errgroup.Group
 	var taken atomic.Int64

@@ -77,7 +77,8 @@ type digestScalars struct {
 
 // reset clears d for the next DIE. It runs for every DIE of a walk, and
 // clearing a pointer costs a write barrier while the collector runs (which,
-// with the conversion's GOGC of 10, is much of the time): so the pointer
+// with the frequent collections of a kernel's conversion, is much of the
+// time; package tuning sets them): so the pointer
 // fields are cleared only when set, which few DIEs do but for nameField,
 // which hasNameField guards instead.
 func (d *digest) reset() {

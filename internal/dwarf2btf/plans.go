@@ -11,13 +11,13 @@ import (
 // Compiled digests.
 //
 // Decoding a DIE into Fields and then looking through them for the
-// attributes a digest keeps was half of a kernel conversion's CPU time:
-// every value was decoded, stored in a 40-byte Field, and switched on twice
-// (on its form, then on its attribute). Yet nearly every DIE the type walk
-// reads has a fixed layout (die.Unit.FixedLayout): its values lie at the
-// same offsets in every DIE of its abbreviation. So the stream compiles,
-// once per abbreviation of a unit, the few reads the digest needs (a plan),
-// and fills the digest by running them on the DIE's bytes in place.
+// attributes a digest keeps decodes every value, stores it in a 40-byte
+// Field, and switches on it twice (on its form, then on its attribute).
+// Yet nearly every DIE the type walk reads has a fixed layout
+// (die.Unit.FixedLayout): its values lie at the same offsets in every DIE
+// of its abbreviation. So the stream compiles, once per abbreviation of a
+// unit, the few reads the digest needs (a plan), and fills the digest by
+// running them on the DIE's bytes in place.
 //
 // The invariant: running a plan leaves the digest exactly as fillDigest
 // leaves it after Next has decoded the same DIE, and fails (the caller then
@@ -64,9 +64,9 @@ const (
 // setting the flag at byte offset flag. Steps whose value has nowhere to go
 // (a check, a field without a flag) aim at sink and sinkFlag (places).
 //
-// Why offsets rather than a switch on what the step does: a switch of a
-// dozen cases, taken per attribute in an order that changes from DIE to DIE,
-// cost about one mispredicted branch per DIE, a fifth of the plan's time.
+// Offsets rather than a switch on what the step does: a switch of a dozen
+// cases, taken per attribute in an order that changes from DIE to DIE,
+// mispredicts about once per DIE.
 type planStep struct {
 	kind  stepKind
 	size  uint8
@@ -336,8 +336,7 @@ func (p *fixedPlans) fill(d *digest, e *die.Entry) bool {
 	base := unsafe.Pointer(&d.digestScalars)
 	// Every step reads 8 bytes in place, but within the last few bytes of
 	// the section, which only a section's last DIE can reach. Checked once
-	// per DIE, the reads need no bounds checks of their own: with two per
-	// step, for 25 M steps on a kernel, they were a fifth of this loop.
+	// per DIE, the reads need no bounds checks of their own.
 	inPlace, at := int(ref.need) <= len(b), unsafe.Pointer(unsafe.SliceData(b))
 	steps := p.steps[ref.start:ref.end]
 	for k := range steps {

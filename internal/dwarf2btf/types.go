@@ -146,7 +146,7 @@ type cuTypes struct {
 	hasArray bool
 	intRec   int // index of the first base type named "int", or -1
 
-	// noName is c.str(""), once noNameSet is set: a third of the names
+	// noName is c.str(""), once noNameSet is set: many of the names
 	// nameStr is asked for are absent (parameters of function types,
 	// anonymous members), and interning "" gives the same offset every
 	// time, after a hash and a probe.
@@ -272,10 +272,9 @@ func (c *cuTypes) add(d *digest, k btf.Kind) int {
 // addUnordered appends a record for d without giving it its place in the
 // emission order: close gives it, once the DIE's children are read.
 func (c *cuTypes) addUnordered(d *digest, k btf.Kind) int {
-	// Appended zero and filled in place: a composite literal is built on
-	// the stack and copied with 16-byte loads right after its narrower
-	// stores, which cannot be forwarded from them; the CPU profile showed
-	// that copy as a hot spot (see walk).
+	// Appended zero and filled in place: a composite literal would be
+	// built on the stack and copied with 16-byte loads right after its
+	// narrower stores, which cannot be forwarded from them (see walk).
 	c.recs = append(grow(c.recs, 1), typeRec{})
 	i := len(c.recs) - 1
 	r := &c.recs[i]
@@ -359,10 +358,9 @@ func (c *cuTypes) emit() {
 	}
 	s := c.spec
 	s.Reserve(int(next), 4*len(c.recs)+3*len(c.members)+2*len(c.enums)+2*len(c.params))
-	// Each type's words are written where they go (Spec.AppendWords):
-	// built apart and appended, they were copied once more, and the
-	// appends' checks and copies came to about 300 M instructions on a
-	// kernel. Every case writes all the words it asks for.
+	// Each type's words are written where they go (Spec.AppendWords),
+	// not built apart and appended, which would copy and check them once
+	// more. Every case writes all the words it asks for.
 	for _, i := range c.order {
 		r := &c.recs[i]
 		switch r.kind {
@@ -559,10 +557,10 @@ type offsetSlot struct {
 
 // reset empties the index, which then starts with four slots per entry
 // of the last unit (units of one file vary less from one to the next than
-// from the largest to the smallest) and grows as needed: kept at the size
-// the largest unit made it, it was cleared whole, and probed over its
-// whole spread, for every small unit after that one. Only the last unit's
-// slots are cleared, not the whole capacity; grow clears what it takes back.
+// from the largest to the smallest) and grows as needed, so that a small
+// unit after a large one is neither cleared nor probed over the large
+// one's spread. Only the last unit's slots are cleared, not the whole
+// capacity; grow clears what it takes back.
 func (x *offsetIndex) reset() {
 	clear(x.slots)
 	size := minIndexSize

@@ -78,13 +78,12 @@ func (c *cuTypes) walk(src dieStream) (lang uint64, clang bool, err error) {
 			continue
 		}
 		// The DIE's frame is filled in place, in a slot pushed for it when
-		// the DIE has children. Returned by value, the frame was written
+		// the DIE has children: returned by value, it would be written
 		// field by field and then copied with 16-byte loads, which the
 		// processor cannot forward from the narrower stores still in
-		// flight; pprof put about a third of visit's samples on that copy.
-		// A leaf's frame is never read (visit only sets frames), so a
-		// leaf, most DIEs (members above all), writes into a scratch one,
-		// neither pushed nor cleared.
+		// flight. A leaf's frame is never read (visit only sets frames),
+		// so a leaf, most DIEs (members above all), writes into a scratch
+		// one, neither pushed nor cleared.
 		n := len(stack)
 		var parent *frame
 		if n > 0 {
@@ -357,14 +356,13 @@ func (c *cuTypes) enumSignedness() {
 }
 
 // grow returns s with room for n more elements, doubling its capacity when
-// it must grow past doubleFrom elements. append grows a large slice by about
-// a quarter at a time, which is fine for a converter's buffers, reused from
-// unit to unit at the size of the largest; but the one converter of a
-// merged conversion (an LTO kernel: a million types in one unit) then copied
-// its records about five times over, each time into fresh memory; doubling
-// copies each record at most about twice. Below doubleFrom, append's own
-// growth keeps the per-unit buffers tight, where doubling would add to the
-// peak memory of every conversion.
+// it must grow past doubleFrom elements, so that each record is copied at
+// most about twice however large the unit (the one unit of a merged
+// conversion, an LTO kernel's, has a million types): append grows a large
+// slice by about a quarter at a time, which is fine for a converter's
+// buffers, reused from unit to unit at the size of the largest. Below
+// doubleFrom, append's own growth keeps the per-unit buffers tight, where
+// doubling would add to the peak memory of every conversion.
 func grow[T any](s []T, n int) []T {
 	if cap(s)-len(s) >= n || cap(s) < doubleFrom {
 		return s

@@ -341,9 +341,7 @@ func (f *File) applyReloc(dst []byte, off uint64, rule relocRule, s uint64, adde
 //
 // The byte order is a flag, not the binary.ByteOrder interface, whose calls
 // the compiler cannot inline: every relocation entry and relocated field
-// goes through here, hundreds of thousands of them in a kernel module
-// (xfs.ko has 730 k entries), and the interface calls took a fifth of the
-// time of relocating xfs.ko's DWARF.
+// goes through here, hundreds of thousands of them in a kernel module.
 func getN(b []byte, le bool) uint64 {
 	switch len(b) {
 	case 1:

@@ -88,9 +88,8 @@ func Encode(dst *btf.Spec, perCU [][]Candidate, shift []btf.TypeID, ef *Table, o
 // combineAll merges the candidates of each name (states, in name order)
 // into the first of the name, on up to jobs goroutines. The names are
 // independent of each other and the merging only reads dst, to which
-// nothing is appended meanwhile; done serially, it was about half of
-// Encode's time on a kernel, at the end of the conversion, while
-// nothing else runs.
+// nothing is appended meanwhile; it runs at the end of the conversion,
+// while nothing else does.
 func (e *funcEncoder) combineAll(states []funcState, jobs int) {
 	// Pieces of about equal size, each cut at the start of a name.
 	var cuts []int

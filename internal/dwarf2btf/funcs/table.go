@@ -105,11 +105,9 @@ func NewTable(src *ELF, opts *Options) (*Table, error) {
 	}
 	// Sorted by name, symbols of one name in symbol table order (their
 	// index in ents): a stable sort, done as an unstable one on (name,
-	// index), which is several times faster on a kernel's 60 k functions.
-	// The sort moves small records, not the entries, and most comparisons
-	// are decided by their keys, without reading the names from the
-	// string table, all over memory (BenchmarkElfFuncsVmlinux measures
-	// it).
+	// index). The sort moves small records, not the entries, and most
+	// comparisons are decided by their keys, without reading the names
+	// from the string table, all over memory (BenchmarkElfFuncsVmlinux).
 	slices.SortFunc(order, func(a, b sortKey) int {
 		if a.key != b.key {
 			return cmp.Compare(a.key, b.key)
