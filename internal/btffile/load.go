@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -103,9 +102,3 @@ func (l *loading) wait() error {
 
 // release unmaps the memory; nothing may use data after it.
 func (l *loading) release() { syscall.Munmap(l.data) }
-
-// loadWorkers is the number of goroutines that load an input: one per CPU.
-// The parser, which follows them, does a fraction of their work per byte,
-// so it shares the CPUs with them rather than taking one of its own away
-// from the loading.
-func loadWorkers() int { return runtime.GOMAXPROCS(0) }

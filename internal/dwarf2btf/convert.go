@@ -186,9 +186,7 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 	}()
 
 	inOrder(n, jobs, pool, pipe.BeforeUnit, func(g, i int, spec *btf.Spec) {
-		c := convs[g]
-		c.spec = spec
-		done[i] <- c.convertUnit(open, i, tgt, fs)
+		done[i] <- convs[g].convertUnit(open, i, spec, tgt, fs)
 	})
 	err := <-joined
 	// Stopped here, by the goroutine that appends next (the function and
@@ -269,12 +267,13 @@ func inOrder[T any](n, jobs int, pool chan T, before func(), work func(g, i int,
 	_ = eg.Wait()
 }
 
-// convertUnit converts unit i: its types, its variables and, given a
-// funcSource, its function candidates. Like pahole, it skips units in
+// convertUnit converts unit i into spec: its types, its variables and,
+// given a funcSource, its function candidates. Like pahole, it skips units in
 // excluded languages, and partial and skeleton units (dwz or split DWARF
 // leftovers that pahole does not read either).
-func (c *cuTypes) convertUnit(open func(i int) (dieStream, string), i int, tgt *target, fs *funcSource) unitDone {
+func (c *cuTypes) convertUnit(open func(i int) (dieStream, string), i int, spec *btf.Spec, tgt *target, fs *funcSource) unitDone {
 	opts := c.opts
+	c.spec = spec
 	src, where := open(i)
 	c.reset()
 	fst, walkFuncs := src.(*decoderStream)
