@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gobtf/gobtf/internal/argp"
-	"github.com/gobtf/gobtf/internal/dwarf2btf"
+	"github.com/gobtf/gobtf/internal/pahole"
 )
 
 // gobtf without a subcommand is pahole, and reads its command line as
@@ -145,7 +145,7 @@ func paholeArgs(root *cobra.Command, args []string) (canon []string, act func() 
 		case "version":
 			return nil, func() error { _, err := fmt.Fprintln(out, paholeVersion); return err }, nil
 		case "supported_btf_features":
-			return nil, func() error { _, err := fmt.Fprintln(out, dwarf2btf.SupportedFeatures()); return err }, nil
+			return nil, func() error { _, err := fmt.Fprintln(out, pahole.SupportedFeatures()); return err }, nil
 		case "btf_features_strict":
 			if msg := strictFeatureError(p.Value); msg != "" {
 				return nil, nil, &exitError{msg, 1}
@@ -198,13 +198,13 @@ func strictFeatureError(list string) string {
 		return ""
 	}
 	supported := map[string]bool{"default": true}
-	for _, f := range strings.Split(dwarf2btf.SupportedFeatures(), ",") {
+	for _, f := range strings.Split(pahole.SupportedFeatures(), ",") {
 		supported[f] = true
 	}
 	for _, f := range strings.Split(features, ",") {
 		if f != "" && !supported[f] {
 			return fmt.Sprintf("Feature '%s' in '%s' is not supported.  Supported BTF features are:\n%s\n",
-				f, features, dwarf2btf.SupportedFeatures())
+				f, features, pahole.SupportedFeatures())
 		}
 	}
 	return ""

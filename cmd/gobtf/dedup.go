@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gobtf/gobtf/internal/encoder"
+	"github.com/gobtf/gobtf/internal/tuning"
 )
 
 func init() { subcommands = append(subcommands, newDedupCmd) }
@@ -48,6 +49,9 @@ input the two agree.
 // runDedup deduplicates one BTF file (encoder.DedupFile) and prints its
 // --stats.
 func runDedup(cmd *cobra.Command, in, out string, o encoder.DedupOptions, stats bool) error {
+	var tune tuning.Dedup
+	defer tune.Restore()
+	o.Hooks = encoder.DedupHooks{Loading: tune.Loading, Deduplicated: tune.Deduplicated}
 	st, err := encoder.DedupFile(cmd.Context(), in, out, o)
 	if err != nil || !stats {
 		return err

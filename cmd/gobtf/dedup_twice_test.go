@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 
@@ -36,14 +37,14 @@ func TestSplitDedupTwice(t *testing.T) {
 	_ = i
 
 	in := intType()
-	sf := &hDIE{Tag: tagStructureType, Attrs: []hAttr{str("F"), data1(atByteSize, 4)}}
-	sf.Kids = []*hDIE{{Tag: tagMember, Attrs: []hAttr{str("x"), typeRef(in), data1(atDataMemberLoc, 0)}}}
-	sb := &hDIE{Tag: tagStructureType, Attrs: []hAttr{str("B"), data1(atByteSize, 8)}}
-	psb := &hDIE{Tag: tagPointerType, Attrs: []hAttr{data1(atByteSize, 8), typeRef(sb)}}
-	sa := &hDIE{Tag: tagStructureType, Attrs: []hAttr{str("A"), data1(atByteSize, 8)},
-		Kids: []*hDIE{{Tag: tagMember, Attrs: []hAttr{str("b"), typeRef(psb), data1(atDataMemberLoc, 0)}}}}
-	psf := &hDIE{Tag: tagPointerType, Attrs: []hAttr{data1(atByteSize, 8), typeRef(sf)}}
-	sb.Kids = []*hDIE{{Tag: tagMember, Attrs: []hAttr{str("f"), typeRef(psf), data1(atDataMemberLoc, 0)}}}
+	sf := &hDIE{Tag: dwarf.TagStructType, Attrs: []hAttr{str("F"), data1(dwarf.AttrByteSize, 4)}}
+	sf.Kids = []*hDIE{{Tag: dwarf.TagMember, Attrs: []hAttr{str("x"), typeRef(in), data1(dwarf.AttrDataMemberLoc, 0)}}}
+	sb := &hDIE{Tag: dwarf.TagStructType, Attrs: []hAttr{str("B"), data1(dwarf.AttrByteSize, 8)}}
+	psb := &hDIE{Tag: dwarf.TagPointerType, Attrs: []hAttr{data1(dwarf.AttrByteSize, 8), typeRef(sb)}}
+	sa := &hDIE{Tag: dwarf.TagStructType, Attrs: []hAttr{str("A"), data1(dwarf.AttrByteSize, 8)},
+		Kids: []*hDIE{{Tag: dwarf.TagMember, Attrs: []hAttr{str("b"), typeRef(psb), data1(dwarf.AttrDataMemberLoc, 0)}}}}
+	psf := &hDIE{Tag: dwarf.TagPointerType, Attrs: []hAttr{data1(dwarf.AttrByteSize, 8), typeRef(sf)}}
+	sb.Kids = []*hDIE{{Tag: dwarf.TagMember, Attrs: []hAttr{str("f"), typeRef(psf), data1(dwarf.AttrDataMemberLoc, 0)}}}
 
 	dir := t.TempDir()
 	basePath := filepath.Join(dir, "base.btf")

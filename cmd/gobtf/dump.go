@@ -3,13 +3,13 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gobtf/gobtf/internal/btf"
-	"github.com/gobtf/gobtf/internal/elfio"
+	"github.com/gobtf/gobtf/internal/btffile"
+	"github.com/gobtf/gobtf/internal/tuning"
 )
 
 func init() { subcommands = append(subcommands, newDumpCmd) }
@@ -68,9 +68,7 @@ func runDump(cmd *cobra.Command, basePath, format, path string, cf *cFlags) erro
 		return fmt.Errorf("unknown --format %q (want raw or c)", format)
 	}
 	if format == "c" {
-		// The header's whole working set is a few times the BTF's size and
-		// lives to the end: collecting garbage would only cost time.
-		defer debug.SetGCPercent(debug.SetGCPercent(-1))
+		defer tuning.WithoutCollection()()
 	}
 	sys := systemFor()
 	if basePath == "" && strings.HasPrefix(path, sys.SysfsDir()) && path != sys.SysfsVmlinux() {
@@ -100,41 +98,16 @@ func runDump(cmd *cobra.Command, basePath, format, path string, cf *cFlags) erro
 	return nil
 }
 
-// loadDumpSpec reads and decodes the BTF of a raw BTF or ELF file. Every error
-// names the file.
-//
-// An ELF file with a .BTF.base section (an out-of-tree module built with the
-// distilled_base feature) holds split BTF on that distilled base, and is
-// read as libbpf (1.5 and later) reads it: on the distilled base, or, when a
-// base is given, relocated onto it (btf.Relocate), which is what the kernel
-// does when it loads the module.
+// loadDumpSpec reads the BTF of a raw BTF or ELF file (split on base, when
+// not nil), an ELF file's .BTF.base as libbpf reads it (btffile). Every
+// error names the file.
 func loadDumpSpec(path string, base *btf.Spec) (*btf.Spec, error) {
-	data, dist, err := elfio.ReadSplitBTF(path)
+	f, err := btffile.Open(path, btffile.Options{Base: base, DistilledBase: true})
 	if err != nil {
-		return nil, err // ReadSplitBTF's errors already name the file.
+		return nil, err
 	}
-	if dist != nil {
-		distBase, err := btf.Parse(dist, nil)
-		if err != nil {
-			return nil, fmt.Errorf("%s: section .BTF.base: %w", path, err)
-		}
-		spec, err := btf.Parse(data, distBase)
-		if err != nil {
-			return nil, fmt.Errorf("%s: section .BTF (on .BTF.base): %w", path, err)
-		}
-		if base == nil {
-			return spec, nil
-		}
-		if spec, err = btf.Relocate(spec, base); err != nil {
-			return nil, fmt.Errorf("%s: relocating .BTF from .BTF.base onto the base: %w", path, err)
-		}
-		return spec, nil
-	}
-	spec, err := btf.ParseInPlace(data, base) // data is ours: no copy
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if base == nil && len(spec.Strings().Bytes()) > 0 && spec.Strings().Bytes()[0] != 0 {
+	spec := f.Spec
+	if base == nil && !f.Distilled && len(spec.Strings().Bytes()) > 0 && spec.Strings().Bytes()[0] != 0 {
 		// Split BTF without its base: its strings do not start with the
 		// empty string a base BTF's do. libbpf refuses it, and bpftool
 		// says only that.

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"strconv"
 
@@ -12,6 +11,8 @@ import (
 
 	"github.com/gobtf/gobtf/internal/dwarf2btf"
 	"github.com/gobtf/gobtf/internal/encoder"
+	"github.com/gobtf/gobtf/internal/pahole"
+	"github.com/gobtf/gobtf/internal/tuning"
 )
 
 // encodeOptions holds pahole's BTF-encoding flags as gobtf accepts them.
@@ -33,7 +34,7 @@ type encodeOptions struct {
 	stats       bool   // --stats (gobtf only)
 	verbose     bool   // -V, --verbose
 
-	features      *dwarf2btf.FeatureSet
+	features      *pahole.FeatureSet
 	langList      string                   // the last --lang or --lang_exclude
 	langs         dwarf2btf.LanguageFilter // its Exclude: --lang_exclude was given
 	langsGiven    bool
@@ -42,7 +43,7 @@ type encodeOptions struct {
 }
 
 func (o *encodeOptions) register(cmd *cobra.Command) {
-	o.features = dwarf2btf.NewFeatureSet()
+	o.features = pahole.NewFeatureSet()
 	o.jobs = 1
 	f := cmd.Flags()
 	f.SortFlags = false
@@ -134,7 +135,7 @@ func (o *encodeOptions) options() (dwarf2btf.Options, error) {
 // encoder.Options and runs encoder.Encode on the one input FILE.
 func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 	if o.showSupported {
-		_, err := fmt.Fprintln(cmd.OutOrStdout(), dwarf2btf.SupportedFeatures())
+		_, err := fmt.Fprintln(cmd.OutOrStdout(), pahole.SupportedFeatures())
 		return err
 	}
 	if len(args) != 1 {
@@ -144,18 +145,26 @@ func runEncode(cmd *cobra.Command, o *encodeOptions, args []string) error {
 	if err != nil {
 		return err
 	}
+	var verbose *pahole.Verbose
 	if o.verbose {
-		opts.Verbose = cmd.OutOrStdout()
+		verbose = pahole.NewVerbose(cmd.OutOrStdout())
+		opts.Log = verbose
 	}
+	tune := tuning.ForEncoding(opts.Jobs, o.jobsGiven)
+	defer tune.Restore()
 	st, err := encoder.Encode(cmd.Context(), args[0], encoder.Options{
 		Convert:         opts,
 		Base:            o.base,
 		Detached:        o.detached,
 		SkipDedup:       o.skipDedup,
 		MergeBaseCopies: o.mergeCopies,
-		LimitCPUs:       o.jobsGiven,
-		TuneGC:          os.Getenv("GOGC") == "",
+		Hooks:           encoder.Hooks{Opened: tune.Opened, Converting: tune.Converting, Converted: tune.Converted},
 	})
+	if verbose != nil {
+		if werr := verbose.Flush(); werr != nil && err == nil {
+			err = fmt.Errorf("-V: %w", werr)
+		}
+	}
 	if errors.Is(err, dwarf2btf.ErrNoDWARF) {
 		// pahole -J treats a file without debug information as nothing to
 		// encode, not as an error: it exits 0 and writes nothing (neither a

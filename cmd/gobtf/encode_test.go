@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/dwarf2btf"
+	"github.com/gobtf/gobtf/internal/pahole"
 )
 
 // parseEncode parses args as the root command would and returns the
@@ -94,7 +95,7 @@ func TestEncodeCommand(t *testing.T) {
 		err  string
 	}{
 		{args: []string{"--version"}, code: 0, out: "v1.31\n"},
-		{args: []string{"--supported_btf_features"}, code: 0, out: dwarf2btf.SupportedFeatures() + "\n"},
+		{args: []string{"--supported_btf_features"}, code: 0, out: pahole.SupportedFeatures() + "\n"},
 		{args: []string{"-J"}, code: 64, err: "expected one FILE to encode, got no argument"},
 		{args: []string{"-J", "a", "b"}, code: 64, err: "expected one FILE to encode, got 2 argument(s)"},
 		// pahole's words and statuses: it refuses these as it reads them.

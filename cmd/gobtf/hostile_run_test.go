@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
 		lim := syscall.Rlimit{Cur: childMaxAS, Max: childMaxAS}
 		syscall.Setrlimit(syscall.RLIMIT_AS, &lim)
+		if stage := os.Getenv(writeStageEnv); stage != "" {
+			stopAtWriteStage(stage)
+		}
 		main()
 		return
 	}

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 
@@ -45,14 +46,14 @@ func writeInput(t *testing.T, dir, name string, data []byte) string {
 // a pointer and a variable, in a relocatable ELF file.
 func sampleELF() []byte {
 	i := intType()
-	s := &hDIE{Tag: tagStructureType, Attrs: []hAttr{str("node"), data1(atByteSize, 16)}}
-	p := &hDIE{Tag: tagPointerType, Attrs: []hAttr{data1(atByteSize, 8), typeRef(s)}}
+	s := &hDIE{Tag: dwarf.TagStructType, Attrs: []hAttr{str("node"), data1(dwarf.AttrByteSize, 16)}}
+	p := &hDIE{Tag: dwarf.TagPointerType, Attrs: []hAttr{data1(dwarf.AttrByteSize, 8), typeRef(s)}}
 	s.Kids = []*hDIE{
-		{Tag: tagMember, Attrs: []hAttr{str("next"), typeRef(p), data1(atDataMemberLoc, 0)}},
-		{Tag: tagMember, Attrs: []hAttr{str("v"), typeRef(i), data1(atDataMemberLoc, 8)}},
+		{Tag: dwarf.TagMember, Attrs: []hAttr{str("next"), typeRef(p), data1(dwarf.AttrDataMemberLoc, 0)}},
+		{Tag: dwarf.TagMember, Attrs: []hAttr{str("v"), typeRef(i), data1(dwarf.AttrDataMemberLoc, 8)}},
 	}
-	arr := &hDIE{Tag: tagArrayType, Attrs: []hAttr{typeRef(i)}, Kids: []*hDIE{{Tag: tagSubrangeType, Attrs: []hAttr{udata(atUpperBound, 3)}}}}
-	td := &hDIE{Tag: tagTypedef, Attrs: []hAttr{str("node_t"), typeRef(s)}}
+	arr := &hDIE{Tag: dwarf.TagArrayType, Attrs: []hAttr{typeRef(i)}, Kids: []*hDIE{{Tag: dwarf.TagSubrangeType, Attrs: []hAttr{udata(dwarf.AttrUpperBound, 3)}}}}
+	td := &hDIE{Tag: dwarf.TagTypedef, Attrs: []hAttr{str("node_t"), typeRef(s)}}
 	return dwarfELF(cu(i, s, p, arr, td))
 }
 
@@ -315,21 +316,21 @@ func TestHostileBitFlips(t *testing.T) {
 
 // selfTypedef is "typedef loop loop": a typedef whose DW_AT_type is itself.
 func selfTypedef() *hDIE {
-	t := &hDIE{Tag: tagTypedef, Attrs: []hAttr{str("loop")}}
+	t := &hDIE{Tag: dwarf.TagTypedef, Attrs: []hAttr{str("loop")}}
 	t.Attrs = append(t.Attrs, typeRef(t))
 	return cu(t)
 }
 
 // typeCycle chains DIEs of the given tags into a DW_AT_type cycle.
-func typeCycle(tags ...uint64) *hDIE {
+func typeCycle(tags ...dwarf.Tag) *hDIE {
 	ds := make([]*hDIE, len(tags))
 	for i, tag := range tags {
 		ds[i] = &hDIE{Tag: tag}
-		if tag == tagTypedef {
+		if tag == dwarf.TagTypedef {
 			ds[i].Attrs = append(ds[i].Attrs, str("t"+string(rune('a'+i))))
 		}
-		if tag == tagPointerType {
-			ds[i].Attrs = append(ds[i].Attrs, data1(atByteSize, 8))
+		if tag == dwarf.TagPointerType {
+			ds[i].Attrs = append(ds[i].Attrs, data1(dwarf.AttrByteSize, 8))
 		}
 	}
 	for i, d := range ds {
@@ -341,9 +342,9 @@ func typeCycle(tags ...uint64) *hDIE {
 // manyMembers is a structure of n int members.
 func manyMembers(n int) *hDIE {
 	i := intType()
-	s := &hDIE{Tag: tagStructureType, Attrs: []hAttr{str("huge"), udata(atByteSize, uint64(4*n))}}
+	s := &hDIE{Tag: dwarf.TagStructType, Attrs: []hAttr{str("huge"), udata(dwarf.AttrByteSize, uint64(4*n))}}
 	for k := range n {
-		s.Kids = append(s.Kids, &hDIE{Tag: tagMember, Attrs: []hAttr{str("m" + itoa(k)), typeRef(i), udata(atDataMemberLoc, uint64(4*k))}})
+		s.Kids = append(s.Kids, &hDIE{Tag: dwarf.TagMember, Attrs: []hAttr{str("m" + itoa(k)), typeRef(i), udata(dwarf.AttrDataMemberLoc, uint64(4*k))}})
 	}
 	return cu(i, s)
 }
@@ -362,14 +363,14 @@ func itoa(k int) string {
 // bigArray is "int a[n]" with the bound given as DW_AT_count (udata).
 func bigArray(n uint64) *hDIE {
 	i := intType()
-	a := &hDIE{Tag: tagArrayType, Attrs: []hAttr{typeRef(i)}, Kids: []*hDIE{{Tag: tagSubrangeType, Attrs: []hAttr{udata(atCount, n)}}}}
-	td := &hDIE{Tag: tagTypedef, Attrs: []hAttr{str("big"), typeRef(a)}}
+	a := &hDIE{Tag: dwarf.TagArrayType, Attrs: []hAttr{typeRef(i)}, Kids: []*hDIE{{Tag: dwarf.TagSubrangeType, Attrs: []hAttr{udata(dwarf.AttrCount, n)}}}}
+	td := &hDIE{Tag: dwarf.TagTypedef, Attrs: []hAttr{str("big"), typeRef(a)}}
 	return cu(i, a, td)
 }
 
 // longName is a structure whose name has n characters.
 func longName(n int) *hDIE {
-	return cu(&hDIE{Tag: tagStructureType, Attrs: []hAttr{str(strings.Repeat("x", n)), data1(atByteSize, 0)}})
+	return cu(&hDIE{Tag: dwarf.TagStructType, Attrs: []hAttr{str(strings.Repeat("x", n)), data1(dwarf.AttrByteSize, 0)}})
 }
 
 // pointerChain is n pointers deep: int *****...
@@ -378,7 +379,7 @@ func pointerChain(n int) *hDIE {
 	kids := []*hDIE{i}
 	prev := i
 	for range n {
-		p := &hDIE{Tag: tagPointerType, Attrs: []hAttr{data1(atByteSize, 8), typeRef(prev)}}
+		p := &hDIE{Tag: dwarf.TagPointerType, Attrs: []hAttr{data1(dwarf.AttrByteSize, 8), typeRef(prev)}}
 		kids = append(kids, p)
 		prev = p
 	}
@@ -389,11 +390,11 @@ func pointerChain(n int) *hDIE {
 // used as its only member: DIE nesting n levels deep.
 func nestedStructs(n int) *hDIE {
 	i := intType()
-	inner := &hDIE{Tag: tagStructureType, Attrs: []hAttr{str("s" + itoa(n)), data1(atByteSize, 4)},
-		Kids: []*hDIE{{Tag: tagMember, Attrs: []hAttr{str("v"), typeRef(i), data1(atDataMemberLoc, 0)}}}}
+	inner := &hDIE{Tag: dwarf.TagStructType, Attrs: []hAttr{str("s" + itoa(n)), data1(dwarf.AttrByteSize, 4)},
+		Kids: []*hDIE{{Tag: dwarf.TagMember, Attrs: []hAttr{str("v"), typeRef(i), data1(dwarf.AttrDataMemberLoc, 0)}}}}
 	for k := n - 1; k >= 0; k-- {
-		outer := &hDIE{Tag: tagStructureType, Attrs: []hAttr{str("s" + itoa(k)), data1(atByteSize, 4)}}
-		outer.Kids = []*hDIE{inner, {Tag: tagMember, Attrs: []hAttr{str("v"), typeRef(inner), data1(atDataMemberLoc, 0)}}}
+		outer := &hDIE{Tag: dwarf.TagStructType, Attrs: []hAttr{str("s" + itoa(k)), data1(dwarf.AttrByteSize, 4)}}
+		outer.Kids = []*hDIE{inner, {Tag: dwarf.TagMember, Attrs: []hAttr{str("v"), typeRef(inner), data1(dwarf.AttrDataMemberLoc, 0)}}}
 		inner = outer
 	}
 	return cu(i, inner)
@@ -417,10 +418,10 @@ func TestHostileDWARF(t *testing.T) {
 		types int    // on success, the number of types written
 	}{
 		{name: "self-referencing typedef", root: selfTypedef(), want: at + `DW_AT_type chain of 1 type DIEs loops back`},
-		{name: "typedef cycle", root: typeCycle(tagTypedef, tagTypedef), want: at + `DW_AT_type chain of 2 type DIEs loops back`},
-		{name: "const volatile cycle", root: typeCycle(tagConstType, tagVolatileType), want: at + `DW_AT_type chain of 2 type DIEs loops back`},
-		{name: "pointer to itself", root: typeCycle(tagPointerType), want: at + `DW_AT_type chain of 1 type DIEs loops back`},
-		{name: "array of itself", root: typeCycle(tagArrayType), want: at + `DW_AT_type chain of 1 type DIEs loops back`},
+		{name: "typedef cycle", root: typeCycle(dwarf.TagTypedef, dwarf.TagTypedef), want: at + `DW_AT_type chain of 2 type DIEs loops back`},
+		{name: "const volatile cycle", root: typeCycle(dwarf.TagConstType, dwarf.TagVolatileType), want: at + `DW_AT_type chain of 2 type DIEs loops back`},
+		{name: "pointer to itself", root: typeCycle(dwarf.TagPointerType), want: at + `DW_AT_type chain of 1 type DIEs loops back`},
+		{name: "array of itself", root: typeCycle(dwarf.TagArrayType), want: at + `DW_AT_type chain of 1 type DIEs loops back`},
 		{name: "70000 members", root: manyMembers(70000), want: at + `STRUCT with 70000 members, more than BTF's limit of 65535`},
 		{name: "array of 2^32 elements", root: bigArray(1 << 32), want: at + `array dimension of 4294967296 elements`},
 		{name: "array of 2^40 elements", root: bigArray(1 << 40), want: at + `array dimension of 1099511627776 elements`},

@@ -4,18 +4,20 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gobtf/gobtf/internal/btf"
-	"github.com/gobtf/gobtf/internal/btfopen"
+	"github.com/gobtf/gobtf/internal/btffile"
 	"github.com/gobtf/gobtf/internal/classlayout"
+	"github.com/gobtf/gobtf/internal/dwarf"
 	"github.com/gobtf/gobtf/internal/dwarf2btf"
 	"github.com/gobtf/gobtf/internal/elfio"
 	"github.com/gobtf/gobtf/internal/kernelbtf"
+	"github.com/gobtf/gobtf/internal/pahole"
+	"github.com/gobtf/gobtf/internal/tuning"
 )
 
 // systemFor returns the machine whose kernel pahole's defaults look at;
@@ -58,7 +60,7 @@ func runPahole(cmd *cobra.Command, o *encodeOptions, p *printOptions, args []str
 	if len(langs.IDs) > 0 {
 		opt.SkipLanguage = langs.Skips
 	}
-	l := &loader{cmd: cmd, sys: sys, opt: opt, verbose: o.verbose, hashBits: p.hashBits, gcPercent: -2}
+	l := &loader{cmd: cmd, sys: sys, opt: opt, verbose: o.verbose, hashBits: p.hashBits}
 	defer l.untune()
 	if cmd.Flags().Changed("format_path") {
 		l.formats = &p.format
@@ -84,15 +86,15 @@ type loader struct {
 	formats  *string   // -F's list; nil: dwarf, btf, ctf
 	base     *btf.Spec // --btf_base, or the vmlinux BTF under a module's
 	run      *classlayout.Run
-	// gcPercent is the heap goal before loadDWARF raised it, -2 while
-	// it has not.
-	gcPercent int
+	// restoreGC puts back the collector's settings loadDWARF changed
+	// (tuning.ForLayoutView), nil while it has not.
+	restoreGC func()
 }
 
-// untune puts back the heap goal loadDWARF raised.
+// untune puts back the collector's settings loadDWARF changed.
 func (l *loader) untune() {
-	if l.gcPercent != -2 {
-		debug.SetGCPercent(l.gcPercent)
+	if l.restoreGC != nil {
+		l.restoreGC()
 	}
 }
 
@@ -168,9 +170,9 @@ func strerror(e syscall.Errno) string {
 // openBase reads a base BTF as pahole's btf__parse does, before any file
 // is loaded: libbpf logs with its default printer then.
 func (l *loader) openBase(path string) (*btf.Spec, error) {
-	spec, log, err := btfopen.Open(path, nil)
+	spec, log, err := btffile.OpenLibbpf(path, nil)
 	l.logLibbpf(log, l.verbose)
-	var le *btfopen.Error
+	var le *btffile.LibbpfError
 	if errors.As(err, &le) {
 		return nil, &exitError{fmt.Sprintf("Failed to parse base BTF '%s': %d\n", path, -int(le.Errno)), 1}
 	}
@@ -181,16 +183,16 @@ func (l *loader) openBase(path string) (*btf.Spec, error) {
 // it: every level once the BTF loader has set its printer (or with -V),
 // else what libbpf's default printer shows (warnings and information, or
 // as LIBBPF_LOG_LEVEL says).
-func (l *loader) logLibbpf(log []btfopen.Line, all bool) {
-	max := btfopen.Info
+func (l *loader) logLibbpf(log []btffile.Line, all bool) {
+	max := btffile.Info
 	if all {
-		max = btfopen.Debug
+		max = btffile.Debug
 	} else if v, ok := os.LookupEnv("LIBBPF_LOG_LEVEL"); ok && len(log) > 0 {
 		switch strings.ToLower(v) {
 		case "warn":
-			max = btfopen.Warn
+			max = btffile.Warn
 		case "debug":
-			max = btfopen.Debug
+			max = btffile.Debug
 		case "info":
 		default:
 			fmt.Fprintf(l.cmd.ErrOrStderr(), "libbpf: unrecognized 'LIBBPF_LOG_LEVEL' envvar value: '%s', should be one of 'warn', 'debug', or 'info'.\n", v)
@@ -293,31 +295,23 @@ func (l *loader) loadDWARF(path string) (bool, error) {
 		return false, err
 	}
 	defer dw.Close()
-	if l.gcPercent == -2 {
-		// Units are loaded and dropped one after another: a larger
-		// heap goal trades a little memory (a sixth of pahole's on a
-		// vmlinux) for a quarter less CPU time.
-		l.gcPercent = debug.SetGCPercent(400)
+	if l.restoreGC == nil {
+		l.restoreGC = tuning.ForLayoutView()
 	}
-	return true, l.run.DWARF(dw)
+	return true, l.run.Print(dw)
 }
 
 func (l *loader) loadBTF(path string) (bool, error) {
-	spec, log, err := btfopen.Open(path, l.base)
+	spec, log, err := btffile.OpenLibbpf(path, l.base)
 	l.logLibbpf(log, true)
-	var le *btfopen.Error
+	var le *btffile.LibbpfError
 	if errors.As(err, &le) {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
-	m, err := classlayout.FromBTF(spec, l.opt.CachelineSize)
-	if err != nil {
-		return false, fmt.Errorf("%s: %w", path, err)
-	}
-	m.UnitName = path
-	return true, l.run.BTF(m)
+	return true, l.run.Print(classlayout.BTFSource(path, spec))
 }
 
 // loadCTF is pahole's CTF loader, which gobtf cannot read: it finds no
@@ -355,9 +349,9 @@ func (o *encodeOptions) languages() (dwarf2btf.LanguageFilter, error) {
 		}
 		list, exclude = env, true
 	}
-	var ids []uint16
+	var ids []dwarf.Lang
 	for _, name := range strings.Split(list, ",") {
-		id, err := dwarf2btf.ParseLanguages(name)
+		id, err := pahole.ParseLanguages(name)
 		if err != nil {
 			return dwarf2btf.LanguageFilter{}, &exitError{fmt.Sprintf("pahole: unknown language \"%s\"\n", name), 1}
 		}

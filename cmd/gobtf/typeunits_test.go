@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/dwarf/die"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 

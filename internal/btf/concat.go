@@ -2,6 +2,8 @@ package btf
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -19,14 +21,15 @@ import (
 // removes those copies later; doing it here would hash every string twice.
 //
 // The result does not depend on how many goroutines do the copying: each
-// part's slice of the output is fixed before any copying starts.
-func Concat(parts []*Spec) *Spec {
+// part's slice of the output is fixed before any copying starts. A split
+// part is an error.
+func Concat(parts []*Spec) (*Spec, error) {
 	type layout struct{ typ, word, str uint32 }
 	at := make([]layout, len(parts)+1)
 	strs := 1 // the shared leading empty string
 	for i, p := range parts {
 		if p.base != nil {
-			panic("btf: Concat of a split Spec")
+			return nil, fmt.Errorf("btf: Concat of a split Spec (part %d)", i)
 		}
 		at[i+1] = layout{
 			typ:  at[i].typ + uint32(len(p.offs)),
@@ -62,7 +65,7 @@ func Concat(parts []*Spec) *Spec {
 	close(work)
 	wg.Wait()
 	out.strs = newStringTableFrom(nil, data)
-	return out
+	return out, nil
 }
 
 // copyShifted copies p's types into words and their start indexes into offs,
@@ -93,10 +96,10 @@ func shiftRefs(words, offs []uint32, idShift, strShift uint32) {
 // type ID moves up by base.TypeCount() and every non-zero string offset by
 // base's string length (less the shared empty string), which is how a
 // module's freshly converted types become split BTF before deduplication
-// against the base. s is not modified.
-func Rebase(s *Spec, base *Spec) *Spec {
+// against the base. s is not modified; a split s is an error.
+func Rebase(s *Spec, base *Spec) (*Spec, error) {
 	if s.base != nil {
-		panic("btf: Rebase of a split Spec")
+		return nil, errRebaseSplit
 	}
 	out := NewSpec(base)
 	out.words = make([]uint32, len(s.words))
@@ -108,14 +111,18 @@ func Rebase(s *Spec, base *Spec) *Spec {
 		data = append(data, s.strs.data[1:]...)
 	}
 	out.strs = newStringTableFrom(base.strs, data)
-	return out
+	return out, nil
 }
 
+// errRebaseSplit is Rebase's error for a Spec split already.
+var errRebaseSplit = errors.New("btf: Rebase of a split Spec")
+
 // RebaseInPlace is Rebase without copying: the result takes over s's
-// storage, and s must not be used afterwards.
-func RebaseInPlace(s *Spec, base *Spec) *Spec {
+// storage, and s must not be used afterwards (but after an error, when s
+// is unchanged).
+func RebaseInPlace(s *Spec, base *Spec) (*Spec, error) {
 	if s.base != nil {
-		panic("btf: Rebase of a split Spec")
+		return nil, errRebaseSplit
 	}
 	out := NewSpec(base)
 	out.words, out.offs = s.words, s.offs
@@ -126,7 +133,7 @@ func RebaseInPlace(s *Spec, base *Spec) *Spec {
 	}
 	out.strs = newStringTableFrom(base.strs, data)
 	*s = Spec{}
-	return out
+	return out, nil
 }
 
 // AppendSpec appends every type of part (a standalone Spec) to s (also
@@ -137,22 +144,24 @@ func RebaseInPlace(s *Spec, base *Spec) *Spec {
 // the same whatever order the units finished in.
 //
 // Every string offset of part's own strings must be that of a whole string
-// (the start of one), as a table's Add gives them.
+// (the start of one), as a table's Add gives them. Split Specs are an
+// error, and so is a part on a shared table s's does not start with;
+// neither changes s.
 //
 // part's string table may be a split table on a shared table (see
 // NewSharedStrings) of which s's table is a copy (CopyShared): offsets into
 // the shared part are then kept as they are, and only part's own strings are
 // interned. Or on a table made by NewSectionStrings: the strings part names
 // by an offset into it are then interned into s's table too.
-func (s *Spec) AppendSpec(part *Spec) TypeID {
+func (s *Spec) AppendSpec(part *Spec) (TypeID, error) {
 	if s.base != nil || part.base != nil {
-		panic("btf: AppendSpec with split Specs")
+		return 0, errors.New("btf: AppendSpec with split Specs")
 	}
 	shift := s.TypeCount()
 	data := part.strs.data
 	start := part.strs.start
 	if part.strs.base != nil && !part.strs.base.byOffset && start > s.strs.Len() {
-		panic("btf: AppendSpec of a part whose shared strings the Spec does not start with")
+		return 0, errors.New("btf: AppendSpec of a part whose shared strings the Spec does not start with")
 	}
 	if cap(s.remap) < len(data) {
 		s.remap = make([]uint32, len(data))
@@ -185,7 +194,7 @@ func (s *Spec) AppendSpec(part *Spec) TypeID {
 	for i := len(s.offs) - len(part.offs); i < len(s.offs); i++ {
 		f.fix(s.typeAt(i))
 	}
-	return shift
+	return shift, nil
 }
 
 // internSection rewrites the string offsets of s's types from index first

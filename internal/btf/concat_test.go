@@ -38,7 +38,7 @@ func TestConcat(t *testing.T) {
 	b.AddFuncProto(bs, []btf.ParamSpec{{Name: "p", Type: bs}, {}})
 
 	empty := btf.NewSpec(nil)
-	out := btf.Concat([]*btf.Spec{a, empty, b})
+	out := concat([]*btf.Spec{a, empty, b})
 	if got, want := out.NumTypes(), a.NumTypes()+b.NumTypes(); got != want {
 		t.Fatalf("%d types, want %d", got, want)
 	}
@@ -58,7 +58,7 @@ func TestConcat(t *testing.T) {
 		}
 	}
 	// A single part comes back byte for byte.
-	one := btf.Concat([]*btf.Spec{b})
+	one := concat([]*btf.Spec{b})
 	if !bytes.Equal(one.Marshal(one.ByteOrder()), b.Marshal(b.ByteOrder())) {
 		t.Error("Concat of one part is not identical to it")
 	}
@@ -71,7 +71,7 @@ func TestRebase(t *testing.T) {
 
 	for _, tc := range []struct {
 		name   string
-		rebase func(s, base *btf.Spec) *btf.Spec
+		rebase func(s, base *btf.Spec) (*btf.Spec, error)
 	}{{"copy", btf.Rebase}, {"in place", btf.RebaseInPlace}} {
 		t.Run(tc.name, func(t *testing.T) {
 			mod := btf.NewSpec(nil)
@@ -81,7 +81,13 @@ func TestRebase(t *testing.T) {
 			mod.AddFuncProto(0, []btf.ParamSpec{{Name: "ip", Type: ms + 1}})
 			orig := mod.Clone() // RebaseInPlace consumes mod
 
-			split := tc.rebase(mod, base)
+			split, err := tc.rebase(mod, base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tc.rebase(split, base); err == nil {
+				t.Error("a split Spec was rebased")
+			}
 			if split.FirstID() != base.TypeCount()+1 || split.NumTypes() != orig.NumTypes() {
 				t.Fatalf("first ID %d, %d types", split.FirstID(), split.NumTypes())
 			}
@@ -118,7 +124,7 @@ func TestAppendSpec(t *testing.T) {
 		return s
 	}
 	parts := []*btf.Spec{mk("a", "b"), btf.NewSpec(nil), mk("b", "c")}
-	want := btf.Concat(parts)
+	want := concat(parts)
 	got := btf.NewSpec(nil)
 	for _, p := range parts {
 		got.AppendSpec(p)
@@ -174,7 +180,7 @@ func TestJoinAllKinds(t *testing.T) {
 			}
 			return out
 		}},
-		{"Concat", btf.Concat},
+		{"Concat", concat},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := tc.join([]*btf.Spec{buildAllKinds().s, part})
@@ -191,4 +197,13 @@ func TestJoinAllKinds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// concat is btf.Concat on standalone Specs, which cannot fail.
+func concat(parts []*btf.Spec) *btf.Spec {
+	s, err := btf.Concat(parts)
+	if err != nil {
+		panic(err)
+	}
+	return s
 }

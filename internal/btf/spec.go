@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
-
-	"github.com/gobtf/gobtf/internal/hugemem"
 )
 
 // Spec is a set of BTF types and their strings, standalone or split on a base.
@@ -157,7 +155,7 @@ func (s *Spec) Append(w []uint32) (TypeID, error) {
 }
 
 // MustAppend is Append for callers that build the words themselves and so
-// cannot get the count wrong; it panics on a mismatch.
+// cannot get the count wrong; it panics on a mismatch, a programming error.
 func (s *Spec) MustAppend(w ...uint32) TypeID {
 	id, err := s.Append(w)
 	if err != nil {
@@ -202,47 +200,39 @@ func (s *Spec) appendUnchecked(w []uint32) TypeID {
 }
 
 // Reserve grows the Spec's storage so that the given numbers of further types
-// and words can be appended without reallocation. Large storage is advised
-// for huge pages (see package hugemem): made before the heap has been used
-// much, as for a whole kernel's conversion, it is fresh memory, of which
-// only the part used is ever touched.
+// and words can be appended without reallocation.
 func (s *Spec) Reserve(types, words int) {
 	if cap(s.offs)-len(s.offs) < types {
-		offs := hugemem.Make[uint32](len(s.offs), len(s.offs)+types)
+		offs := make([]uint32, len(s.offs), len(s.offs)+types)
 		copy(offs, s.offs)
 		s.offs = offs
 	}
 	if cap(s.words)-len(s.words) < words {
-		ws := hugemem.Make[uint32](len(s.words), len(s.words)+words)
+		ws := make([]uint32, len(s.words), len(s.words)+words)
 		copy(ws, s.words)
 		s.words = ws
 	}
 }
 
-// PrefaultAhead starts faulting in, on other goroutines, the storage that
-// Reserve set aside for further types, up to window bytes of words (and
-// proportionally fewer offsets) past what is in use: for a Spec that one
-// goroutine fills with many large appends while others wait on it, as the
-// joiner of a kernel's units does (see hugemem.Ahead). The appending
-// goroutine calls advance after its appends and stop once it is done, and
-// the Spec must not be appended to again before stop has returned (stop
-// gives back the memory past the types); the Spec's contents are the same
-// as without.
-func (s *Spec) PrefaultAhead(window int) (advance, stop func()) {
-	words := hugemem.StartAhead(s.words, window)
-	offs := hugemem.StartAhead(s.offs, window/8)
-	advance = func() {
-		words.Advance(4 * len(s.words))
-		offs.Advance(4 * len(s.offs))
+// UseStorage makes an empty Spec append its types into offs and words
+// (their capacity; their contents are ignored): for a caller that makes
+// the storage itself, advised for huge pages, say (package hugemem). It
+// panics on a Spec with types, a programming error.
+func (s *Spec) UseStorage(offs, words []uint32) {
+	if len(s.offs) != 0 {
+		panic("btf: UseStorage on a Spec with types") // a programming error
 	}
-	stop = func() {
-		words.Stop()
-		offs.Stop()
-	}
-	return advance, stop
+	s.offs, s.words = offs[:0], words[:0]
 }
 
-// SetStrings replaces the string table of a Spec that holds no types yet.
+// Storage returns the Spec's type offsets and words with the capacity
+// reserved past them, for memory advice (faulting it in ahead of the
+// appends, say): the caller must not write them, and they are the Spec's
+// storage only until an append outgrows it.
+func (s *Spec) Storage() (offs, words []uint32) { return s.offs, s.words }
+
+// SetStrings replaces the string table of a Spec that holds no types yet;
+// it panics on a Spec with types, a programming error.
 func (s *Spec) SetStrings(strs *StringTable) {
 	if len(s.offs) != 0 {
 		panic("btf: SetStrings on a Spec with types")
@@ -412,7 +402,8 @@ func (s *Spec) AddTypeTag(value string, typ TypeID, attr bool) TypeID {
 
 // Reset empties a standalone Spec for reuse, keeping its allocated storage:
 // a converter that builds one Spec per compilation unit reuses one scratch
-// Spec per worker and keeps only an exact-size Clone of each.
+// Spec per worker and keeps only an exact-size Clone of each. It panics on
+// a split Spec, a programming error.
 func (s *Spec) Reset() {
 	if s.base != nil {
 		panic("btf: Reset of a split Spec")

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"hash/maphash"
 	"unsafe"
-
-	"github.com/gobtf/gobtf/internal/hugemem"
 )
 
 // StringTable is a BTF string section: NUL-terminated strings addressed by
@@ -236,7 +234,7 @@ func (st *StringTable) index() {
 		for n < len(st.data)/8 {
 			n *= 2
 		}
-		st.slots = hugemem.MakeTouched[uint32](n)
+		st.slots = touched(n)
 	}
 	for pos := st.indexed; pos < len(st.data); {
 		n := bytes.IndexByte(st.data[pos:], 0)
@@ -259,7 +257,7 @@ func (st *StringTable) index() {
 
 func (st *StringTable) grow() {
 	old := st.slots
-	st.slots = hugemem.MakeTouched[uint32](2 * len(old))
+	st.slots = touched(2 * len(old))
 	mask := uint64(len(st.slots) - 1)
 	for _, slot := range old {
 		if slot == 0 {
@@ -293,4 +291,15 @@ func (st *StringTable) Reset() {
 // index is rebuilt lazily if the copy is ever added to.
 func (st *StringTable) Clone() *StringTable {
 	return &StringTable{base: st.base, start: st.start, data: append([]byte(nil), st.data...)}
+}
+
+// touched returns n zero slots, written once when there are many: the
+// probes read a slot before they fill it, and a fresh page read first is
+// mapped to the shared zero page and faults again when written.
+func touched(n int) []uint32 {
+	s := make([]uint32, n)
+	if n >= 16<<10 {
+		clear(s)
+	}
+	return s
 }

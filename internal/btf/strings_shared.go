@@ -2,6 +2,7 @@ package btf
 
 import (
 	"bytes"
+	"math"
 	"slices"
 )
 
@@ -137,13 +138,25 @@ func (st *StringTable) LongAt(off uint32) bool {
 // LongAt and not EmptyAt: whether a split table on st may name the string
 // read there by its offset, mid-string offsets included.
 //
-// A conversion asks this for nearly every name it reads, and on a kernel
-// nearly every answer comes inline from the answer kept for the offset's
-// block (see NewSharedStrings); the full answer (Len, LongAt, EmptyAt)
-// took two calls and about 40 instructions a name.
+// A conversion asks this for nearly every name it reads: the answer kept
+// for the offset's block (see NewSharedStrings) gives it inline, and the
+// full answer (Len, LongAt, EmptyAt) is worked out only for the blocks
+// without one.
 func (st *StringTable) PlainAt(off uint32) bool {
 	b := off >> longBlockBits
 	return b < uint32(len(st.plain)) && st.plain[b] || st.plainAtSlow(off)
+}
+
+// SectionOffset returns the offset in st, a table made by NewSharedStrings
+// on a string section, of the string at offset off of that section (ok
+// says whether the name is read there at all): off plus one where PlainAt
+// allows naming it so, else 0, as for names read elsewhere, the empty
+// string and strings longer than BTF allows.
+func (st *StringTable) SectionOffset(off uint64, ok bool) uint32 {
+	if !ok || off >= math.MaxUint32 || !st.PlainAt(uint32(off+1)) {
+		return 0
+	}
+	return uint32(off + 1)
 }
 
 // plainAtSlow is PlainAt for an offset whose block has no answer kept.

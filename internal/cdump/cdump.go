@@ -176,8 +176,8 @@ type printer struct {
 	queue  []btf.TypeID // named types to emit for the current root
 	stack  []btf.TypeID // declarator chains (decl.go)
 
-	names         // names.go
-	align []int32 // alignOf's memo: alignment+1, 0 while unknown
+	names  // names.go
+	aligns *btf.Alignments
 
 	modern bool // print as bpftool 7.6 (Options.Bpftool76)
 	budget int  // steps left before errBudget
@@ -193,7 +193,6 @@ func newPrinter(w io.Writer, s *btf.Spec) (*printer, error) {
 		w:      w,
 		last:   last,
 		states: make([]typeState, last+1),
-		align:  make([]int32, last+1),
 		buf:    make([]byte, 0, flushAt+4096),
 	}
 	words := 0
@@ -204,7 +203,8 @@ func newPrinter(w io.Writer, s *btf.Spec) (*printer, error) {
 	if err := p.markReferenced(); err != nil {
 		return nil, err
 	}
-	p.ptrSz = pointerSize(p)
+	p.ptrSz = int(s.PointerSize())
+	p.aligns = btf.NewAlignments(s, p.ptrSz)
 	p.states[0] = typeState{order: ordered, emit: emitted}
 	return p, nil
 }

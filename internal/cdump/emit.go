@@ -151,8 +151,8 @@ func appendKeyword(dst []byte, t btf.Type) []byte {
 // attribute when the layout cannot be natural.
 func (p *printer) emitStructDef(id btf.TypeID, t btf.Type, lvl int) {
 	isStruct := t.Kind() == btf.KindStruct
-	align := p.alignOf(id)
-	packed := isStruct && p.isPacked(t)
+	align := p.aligns.Of(id)
+	packed := isStruct && p.aligns.Packed(t)
 	p.buf = appendKeyword(p.buf, t)
 	p.buf = p.appendTypeName(p.buf, id)
 	p.buf = append(p.buf, " {"...)
@@ -167,7 +167,7 @@ func (p *printer) emitStructDef(id btf.TypeID, t btf.Type, lvl int) {
 		mOff := int64(btf.MemberBitOffset(kf, m.Offset))
 		mAlign := 1
 		if !packed {
-			mAlign = p.alignOf(m.Type)
+			mAlign = p.aligns.Of(m.Type)
 		}
 		p.emitPadding(off, mOff, mAlign, prevBitfield && bits != 0, lvl+1)
 		p.buf = append(p.buf, '\n')
@@ -179,7 +179,7 @@ func (p *printer) emitStructDef(id btf.TypeID, t btf.Type, lvl int) {
 			off = mOff + bits
 			prevBitfield = true
 		} else {
-			off = mOff + max(0, p.resolveSize(m.Type))*8
+			off = mOff + max(0, p.s.ResolveSize(m.Type, uint32(p.ptrSz)))*8
 			prevBitfield = false
 		}
 		p.buf = append(p.buf, ';')

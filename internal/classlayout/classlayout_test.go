@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
-	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/dwarf/die"
 	"github.com/gobtf/gobtf/internal/elfio"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
@@ -52,12 +52,9 @@ func TestModelBitfields(t *testing.T) {
 // TestPrintAllTypesOnce checks that every named struct and union of the
 // fixture is printed, once.
 func TestPrintAllTypesOnce(t *testing.T) {
-	m, err := FromBTF(loadFixture(t, "layout.gcc.btf"), 64)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out bytes.Buffer
-	if err := NewPrinter(m, Options{CachelineSize: 64}).Print(&out, io.Discard); err != nil {
+	src := BTFSource("layout.gcc.btf", loadFixture(t, "layout.gcc.btf"))
+	if err := Print(src, Options{CachelineSize: 64}, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"holes", "bits", "bit_hole", "packed", "aligned", "anon", "flex", "fnptrs", "arrays", "big_one", "uses"} {
@@ -77,17 +74,18 @@ func addFixtureSeeds(f *testing.F) {
 	}
 }
 
-// fuzzModel loads a fuzzed BTF blob, or returns nil when it is rejected.
-func fuzzModel(data []byte) *Model {
+// fuzzSource loads a fuzzed BTF blob, or returns nil when it is rejected,
+// with its model.
+func fuzzSource(data []byte) (Source, *Model) {
 	spec, err := btf.Parse(data, nil)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	m, err := FromBTF(spec, 64)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	return m
+	return BTFSource("fuzz", spec), m
 }
 
 // FuzzPrint prints mutated BTF with a few option sets: any input is either
@@ -95,8 +93,8 @@ func fuzzModel(data []byte) *Model {
 func FuzzPrint(f *testing.F) {
 	addFixtureSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
-		m := fuzzModel(data)
-		if m == nil {
+		src, _ := fuzzSource(data)
+		if src == nil {
 			return
 		}
 		opt := Options{
@@ -108,7 +106,7 @@ func FuzzPrint(f *testing.F) {
 			opt.ClassNames = []string{"holes", "u8"}
 		}
 		// An error (a type expanding beyond the budgets) is a fine end.
-		_ = NewPrinter(m, opt).Print(io.Discard, io.Discard)
+		_ = Print(src, opt, io.Discard, io.Discard)
 	})
 }
 
@@ -118,8 +116,8 @@ func FuzzPrint(f *testing.F) {
 func FuzzReorganize(f *testing.F) {
 	addFixtureSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
-		m := fuzzModel(data)
-		if m == nil {
+		src, m := fuzzSource(data)
+		if src == nil {
 			return
 		}
 		opt := Options{CachelineSize: 64, WordSize: mode & 15, Verbose: mode&16 != 0}
@@ -134,7 +132,7 @@ func FuzzReorganize(f *testing.F) {
 				}
 			}
 		}
-		_ = NewPrinter(m, opt).Print(io.Discard, io.Discard)
+		_ = Print(src, opt, io.Discard, io.Discard)
 	})
 }
 
@@ -151,11 +149,7 @@ func BenchmarkPrintVmlinux(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		m, err := FromBTF(spec, 64)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := NewPrinter(m, Options{CachelineSize: 64}).Print(io.Discard, io.Discard); err != nil {
+		if err := Print(BTFSource("vmlinux", spec), Options{CachelineSize: 64}, io.Discard, io.Discard); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -184,6 +178,6 @@ func FuzzPrintDWARF(f *testing.F) {
 		if mode&8 != 0 {
 			opt.ClassNames = []string{"uses", "holes"}
 		}
-		_ = PrintDWARF(dw, opt, io.Discard, io.Discard)
+		_ = Print(dw, opt, io.Discard, io.Discard)
 	})
 }

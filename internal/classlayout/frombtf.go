@@ -4,7 +4,34 @@ import (
 	"fmt"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf"
 )
+
+// btfSource is the one unit a BTF file is, loaded by FromBTF.
+type btfSource struct {
+	name string
+	spec *btf.Spec
+}
+
+// BTFSource returns spec, the BTF read from the file name, as a Source of
+// one unit: every type of spec, its base's included.
+func BTFSource(name string, spec *btf.Spec) Source { return &btfSource{name, spec} }
+
+func (s *btfSource) numUnits() int     { return 1 }
+func (s *btfSource) badArgsFail() bool { return false }
+func (s *btfSource) path() string      { return s.name }
+
+// unitLang is DW_LANG_C: pahole takes BTF for C.
+func (s *btfSource) unitLang(int) dwarf.Lang { return dwarf.LangC }
+
+func (s *btfSource) loadUnit(_ int, opt *Options, _ bool) (*Model, error) {
+	m, err := FromBTF(s.spec, opt.cacheline())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.name, err)
+	}
+	m.UnitName = s.name // -I names the file, as pahole names a BTF file's one unit
+	return m, nil
+}
 
 // FromBTF builds the model of every type of spec (its base's included, as
 // pahole loads split BTF), with pahole's BTF loader's reading of bitfields
@@ -23,7 +50,7 @@ func FromBTF(spec *btf.Spec, cacheline uint32) (*Model, error) {
 			return nil, fmt.Errorf("btf: type %d: %w", id, err)
 		}
 	}
-	m.AddrSize = btfPointerSize(spec)
+	m.AddrSize = spec.PointerSize()
 	if err := m.checkRefs(); err != nil {
 		return nil, err
 	}
@@ -146,23 +173,6 @@ func (m *Model) checkRefs() error {
 		}
 	}
 	return nil
-}
-
-// btfPointerSize is libbpf's guess of the pointer size: the size of the
-// first 4- or 8-byte integer named like "long", else the host's (8).
-func btfPointerSize(spec *btf.Spec) uint32 {
-	for id := btf.TypeID(1); id <= spec.TypeCount(); id++ {
-		t := spec.Type(id)
-		if t.Kind() != btf.KindInt || (t.Size() != 4 && t.Size() != 8) {
-			continue
-		}
-		switch spec.Name(t) {
-		case "long", "long int", "int long", "unsigned long", "long unsigned", "unsigned long int",
-			"unsigned int long", "long unsigned int", "long int unsigned", "int unsigned long", "int long unsigned":
-			return t.Size()
-		}
-	}
-	return 8
 }
 
 // fixupBTFMembers gives each member of a struct or union read from BTF the

@@ -6,69 +6,27 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/dwarf"
+	"github.com/gobtf/gobtf/internal/dwarf/die"
+	"github.com/gobtf/gobtf/internal/dwarf/line"
 	"github.com/gobtf/gobtf/internal/elfio"
 )
 
-// DWARF tags and attributes the loader reads.
-const (
-	tagArray        = 0x01
-	tagClass        = 0x02
-	tagEnumeration  = 0x04
-	tagFormalParam  = 0x05
-	tagMember       = 0x0d
-	tagPointer      = 0x0f
-	tagStructure    = 0x13
-	tagSubroutine   = 0x15
-	tagTypedef      = 0x16
-	tagUnion        = 0x17
-	tagUnspecParams = 0x18
-	tagInheritance  = 0x1c
-	tagBase         = 0x24
-	tagSubrange     = 0x21
-	tagConst        = 0x26
-	tagEnumerator   = 0x28
-	tagVolatile     = 0x35
-	tagRestrict     = 0x37
-	tagAtomic       = 0x47
-	tagSubprogram   = 0x2e
+// dwarfMaxDimensions is the most dimensions pahole's DWARF loader keeps
+// of an array.
+const dwarfMaxDimensions = 64
 
-	atName             = 0x03
-	atByteSize         = 0x0b
-	atBitOffset        = 0x0c
-	atBitSize          = 0x0d
-	atConstValue       = 0x1c
-	atUpperBound       = 0x2f
-	atCount            = 0x37
-	atDataMemberLoc    = 0x38
-	atDeclaration      = 0x3c
-	atEncoding         = 0x3e
-	atType             = 0x49
-	atAlignment        = 0x88
-	atStmtList         = 0x10
-	atCompDir          = 0x1b
-	atDeclFile         = 0x3a
-	atDeclLine         = 0x3b
-	tagCompileUnit     = 0x11
-	atDataBitOffset    = 0x6b
-	atGNUVector        = 0x2107
-	ateSigned          = 0x05
-	ateSignedChar      = 0x06
-	dwarfMaxDimensions = 64
-)
-
-// DWARF is the DWARF of an ELF file, read one compilation unit at a time
-// as pahole reads it.
+// DWARF is the DWARF of an ELF file as a Source: one unit per compilation
+// unit, read one at a time as pahole reads them.
 type DWARF struct {
 	f    *elfio.File
 	d    *die.Data
 	le   bool
-	path string
+	name string
 
 	// For -I: .debug_line and the string sections its tables point into.
 	line, lineStr, str []byte
 	order              binary.ByteOrder
-	declInfo           bool
 }
 
 // OpenDWARF opens the DWARF of the ELF file at path; ok is false (and err
@@ -108,7 +66,7 @@ func newDWARF(secs *die.Sections, path string) (*DWARF, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &DWARF{d: d, le: secs.Order == nil || secs.Order == binary.LittleEndian, path: path}, nil
+	return &DWARF{d: d, le: secs.Order == nil || secs.Order == binary.LittleEndian, name: path}, nil
 }
 
 // Close releases the file.
@@ -119,8 +77,10 @@ func (dw *DWARF) Close() error {
 	return dw.f.Close()
 }
 
-// NumUnits is the number of compilation units.
-func (dw *DWARF) NumUnits() int { return len(dw.d.Units()) }
+func (dw *DWARF) numUnits() int         { return len(dw.d.Units()) }
+func (dw *DWARF) badArgsFail() bool     { return true }
+func (dw *DWARF) path() string          { return dw.name }
+func (dw *DWARF) unitLang(i int) dwarf.Lang { return dwarf.Lang(dw.d.Units()[i].Language) }
 
 // unitLoader holds the pieces of one unit's model while its DIEs are read:
 // references are DIE offsets until every DIE has an ID. The members,
@@ -146,8 +106,8 @@ type unitLoader struct {
 }
 
 type typeAux struct {
-	refOff uint64 // DW_AT_type's DIE offset, 0 for none
-	enc    uint8  // base types' DW_AT_encoding
+	refOff uint64         // DW_AT_type's DIE offset, 0 for none
+	enc    dwarf.Encoding // base types' DW_AT_encoding
 }
 
 type pendingMember struct {
@@ -162,14 +122,15 @@ type owned[T any] struct {
 	v     T
 }
 
-// LoadUnit builds the model of compilation unit i, as pahole's DWARF
+// loadUnit builds the model of compilation unit i, as pahole's DWARF
 // loader sees it: its types in DIE order, member sizes and bitfield
-// offsets worked out as pahole does, alignment attributes as written.
-//
-// With typesOnly, the bodies of functions are skipped: the types declared
-// there are never printed when printing every type (pahole shows types of
-// file scope only), though -C finds them.
-func (dw *DWARF) LoadUnit(i int, fixupSillyBitfields, typesOnly bool) (*Model, error) {
+// offsets worked out as pahole does (with --fixup_silly_bitfields'),
+// alignment attributes as written, and, for -I and -P, where each type was
+// declared. With typesOnly, the bodies of functions are skipped (see
+// Source).
+func (dw *DWARF) loadUnit(i int, opt *Options, typesOnly bool) (*Model, error) {
+	fixupSillyBitfields := opt.FixupSillyBitfields
+	declInfo := opt.ShowDeclInfo || opt.Packable // -P names an anonymous struct by where it was declared
 	u := &dw.d.Units()[i]
 	size := 1024 // a guess of the number of types, to allocate once
 	if u.End > u.Offset {
@@ -182,7 +143,7 @@ func (dw *DWARF) LoadUnit(i int, fixupSillyBitfields, typesOnly bool) (*Model, e
 	r := dw.d.NewReader()
 	r.SetLazyStrings(true)
 	if typesOnly {
-		r.SetFilter(func(tag, _ uint32, _ int) bool { return tag < uint32(len(loadedTags)) && loadedTags[tag] }, func(uint32) bool { return true })
+		r.SetFilter(func(tag, _ dwarf.Tag, _ int) bool { return tag < dwarf.Tag(len(loadedTags)) && loadedTags[tag] }, func(dwarf.Tag) bool { return true })
 	}
 	r.Seek(u)
 	l.index = getIndex(int(u.End - u.Offset))
@@ -192,21 +153,21 @@ func (dw *DWARF) LoadUnit(i int, fixupSillyBitfields, typesOnly bool) (*Model, e
 	for {
 		ok, err := r.Next(&e)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", dw.path, err)
+			return nil, fmt.Errorf("%s: %w", dw.name, err)
 		}
 		if !ok {
 			break
 		}
 		if e.Depth == 0 {
 			l.push(0, 0)
-			if dw.declInfo {
+			if declInfo {
 				l.unitDecl(dw, &e)
 			}
 			continue
 		}
-		if typesOnly && e.Tag == tagSubprogram {
+		if typesOnly && e.Tag == dwarf.TagSubprogram {
 			if err := r.SkipChildren(); err != nil {
-				return nil, fmt.Errorf("%s: %w", dw.path, err)
+				return nil, fmt.Errorf("%s: %w", dw.name, err)
 			}
 			continue
 		}
@@ -234,7 +195,7 @@ func (l *unitLoader) parent(e *die.Entry) uint32 {
 func (l *unitLoader) newType(e *die.Entry, k Kind) uint32 {
 	id := uint32(len(l.m.Types))
 	t := Type{Kind: k}
-	if f := e.Field(atName); f != nil {
+	if f := e.Field(dwarf.AttrName); f != nil {
 		t.Name = f.Str()
 	}
 	if e.Depth > 1 {
@@ -242,12 +203,12 @@ func (l *unitLoader) newType(e *die.Entry, k Kind) uint32 {
 	}
 	l.m.Types = append(l.m.Types, t)
 	var a typeAux
-	if f := e.Field(atType); f != nil && f.IsRef() {
+	if f := e.Field(dwarf.AttrType); f != nil && f.IsRef() {
 		a.refOff = f.Val
 	}
-	if e.Tag == tagBase {
-		enc, _ := e.Val(atEncoding)
-		a.enc = uint8(enc)
+	if e.Tag == dwarf.TagBaseType {
+		enc, _ := e.Val(dwarf.AttrEncoding)
+		a.enc = dwarf.Encoding(enc)
 	}
 	l.aux = append(l.aux, a)
 	if off := e.Offset - l.base; off < uint64(len(l.index)) {
@@ -262,10 +223,10 @@ func (l *unitLoader) newType(e *die.Entry, k Kind) uint32 {
 		d := DeclInfo{Offset: e.Offset}
 		// libdw's dwarf_decl_file takes index 0 for "no file", also in
 		// DWARF 5, where clang refers to the unit's primary file so.
-		if fi, ok := e.Val(atDeclFile); ok && fi != 0 && fi < uint64(len(l.files)) {
+		if fi, ok := e.Val(dwarf.AttrDeclFile); ok && fi != 0 && fi < uint64(len(l.files)) {
 			d.File = l.files[fi]
 		}
-		line, _ := e.Val(atDeclLine)
+		line, _ := e.Val(dwarf.AttrDeclLine)
 		d.Line = uint32(line)
 		l.m.Decl = append(l.m.Decl, d)
 	}
@@ -275,87 +236,87 @@ func (l *unitLoader) newType(e *die.Entry, k Kind) uint32 {
 func (l *unitLoader) entry(e *die.Entry) {
 	var id uint32
 	switch e.Tag {
-	case tagBase:
+	case dwarf.TagBaseType:
 		id = l.newType(e, KindBase)
-		sz, _ := e.Val(atByteSize)
+		sz, _ := e.Val(dwarf.AttrByteSize)
 		l.m.Types[id].Size = uint32(sz)
-	case tagPointer:
+	case dwarf.TagPointerType:
 		id = l.newType(e, KindPointer)
-	case tagConst:
+	case dwarf.TagConstType:
 		id = l.newType(e, KindConst)
-	case tagVolatile:
+	case dwarf.TagVolatileType:
 		id = l.newType(e, KindVolatile)
-	case tagRestrict:
+	case dwarf.TagRestrictType:
 		id = l.newType(e, KindRestrict)
-	case tagAtomic:
+	case dwarf.TagAtomicType:
 		id = l.newType(e, KindAtomic)
-	case tagTypedef:
+	case dwarf.TagTypedef:
 		id = l.newType(e, KindTypedef)
-	case tagArray:
+	case dwarf.TagArrayType:
 		id = l.newType(e, KindArray)
-		if _, ok := e.Val(atGNUVector); ok {
+		if _, ok := e.Val(dwarf.AttrGNUVector); ok {
 			l.m.Types[id].Flags |= FlagVector
 		}
-	case tagStructure, tagClass, tagUnion:
+	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType:
 		k := KindStruct
-		if e.Tag == tagUnion {
+		if e.Tag == dwarf.TagUnionType {
 			k = KindUnion
 		}
 		id = l.newType(e, k)
 		t := &l.m.Types[id]
-		sz, _ := e.Val(atByteSize)
-		al, _ := e.Val(atAlignment)
+		sz, _ := e.Val(dwarf.AttrByteSize)
+		al, _ := e.Val(dwarf.AttrAlignment)
 		t.Size, t.Align = uint32(sz), uint32(al)
-		if d, _ := e.Val(atDeclaration); d != 0 {
+		if d, _ := e.Val(dwarf.AttrDeclaration); d != 0 {
 			t.Flags |= FlagDeclaration
 		}
-	case tagEnumeration:
+	case dwarf.TagEnumerationType:
 		id = l.newType(e, KindEnum)
 		t := &l.m.Types[id]
-		sz, _ := e.Val(atByteSize)
+		sz, _ := e.Val(dwarf.AttrByteSize)
 		t.Size = uint32(sz)
 		if sz == 0 {
 			t.Size = 4
 		}
-		al, _ := e.Val(atAlignment)
+		al, _ := e.Val(dwarf.AttrAlignment)
 		t.Align = uint32(al)
-		if d, _ := e.Val(atDeclaration); d != 0 {
+		if d, _ := e.Val(dwarf.AttrDeclaration); d != 0 {
 			t.Flags |= FlagDeclaration
 		}
-	case tagSubroutine:
+	case dwarf.TagSubroutineType:
 		id = l.newType(e, KindFuncProto)
-	case tagMember, tagInheritance:
+	case dwarf.TagMember, dwarf.TagInheritance:
 		l.member(e)
-	case tagEnumerator:
+	case dwarf.TagEnumerator:
 		if p := l.parent(e); p != 0 && l.m.Types[p].Kind == KindEnum {
-			v, _ := e.Val(atConstValue)
+			v, _ := e.Val(dwarf.AttrConstValue)
 			name := ""
-			if f := e.Field(atName); f != nil {
+			if f := e.Field(dwarf.AttrName); f != nil {
 				name = f.Str()
 			}
 			l.enums = append(l.enums, owned[Enumerator]{p, Enumerator{name, v}})
 		}
-	case tagSubrange:
+	case dwarf.TagSubrangeType:
 		if p := l.parent(e); p != 0 && l.m.Types[p].Kind == KindArray {
 			var n uint64
-			if ub, ok := e.Val(atUpperBound); ok {
+			if ub, ok := e.Val(dwarf.AttrUpperBound); ok {
 				n = ub + 1
-			} else if c, ok := e.Val(atCount); ok {
+			} else if c, ok := e.Val(dwarf.AttrCount); ok {
 				n = c
 			}
 			l.dims = append(l.dims, owned[uint32]{p, uint32(n)})
 		}
-	case tagFormalParam:
+	case dwarf.TagFormalParameter:
 		if p := l.parent(e); p != 0 && l.m.Types[p].Kind == KindFuncProto {
 			name := ""
-			if f := e.Field(atName); f != nil {
+			if f := e.Field(dwarf.AttrName); f != nil {
 				name = f.Str()
 			}
-			ref, _ := e.Val(atType)
+			ref, _ := e.Val(dwarf.AttrType)
 			l.params = append(l.params, owned[Param]{p, Param{Name: name}})
 			l.parOff = append(l.parOff, ref)
 		}
-	case tagUnspecParams:
+	case dwarf.TagUnspecifiedParameters:
 		if p := l.parent(e); p != 0 && l.m.Types[p].Kind == KindFuncProto {
 			l.m.Types[p].Flags |= FlagVarargs
 		}
@@ -373,26 +334,26 @@ func (l *unitLoader) member(e *die.Entry) {
 		return
 	}
 	var mb Member
-	if f := e.Field(atName); f != nil {
+	if f := e.Field(dwarf.AttrName); f != nil {
 		mb.Name = f.Str()
 	}
-	al, _ := e.Val(atAlignment)
+	al, _ := e.Val(dwarf.AttrAlignment)
 	mb.Align = uint32(al)
-	bitOff, hasBit := e.Val(atDataBitOffset)
+	bitOff, hasBit := e.Val(dwarf.AttrDataBitOffset)
 	if hasBit {
 		mb.BitOffset = uint32(bitOff)
 	} else {
-		loc, _ := e.Val(atDataMemberLoc)
+		loc, _ := e.Val(dwarf.AttrDataMemberLoc)
 		mb.ByteOffset = uint32(loc)
 		mb.BitOffset = mb.ByteOffset * 8
-		bo, _ := e.Val(atBitOffset)
+		bo, _ := e.Val(dwarf.AttrBitOffset)
 		mb.BitfieldOffset = int32(int8(bo))
 	}
-	bs, _ := e.Val(atByteSize)
+	bs, _ := e.Val(dwarf.AttrByteSize)
 	mb.ByteSize = uint32(bs)
-	bf, _ := e.Val(atBitSize)
+	bf, _ := e.Val(dwarf.AttrBitSize)
 	mb.BitfieldSize = uint32(uint8(bf))
-	ref, _ := e.Val(atType)
+	ref, _ := e.Val(dwarf.AttrType)
 	l.members = append(l.members, pendingMember{p, hasBit, ref, mb})
 	l.memCount[p]++
 }
@@ -401,18 +362,18 @@ func (l *unitLoader) member(e *die.Entry) {
 // name and its line table's files.
 func (l *unitLoader) unitDecl(dw *DWARF, e *die.Entry) {
 	l.m.Decl = []DeclInfo{{}}
-	if f := e.Field(atName); f != nil {
+	if f := e.Field(dwarf.AttrName); f != nil {
 		l.m.UnitName = f.Str()
 	}
-	off, ok := e.Val(atStmtList)
+	off, ok := e.Val(dwarf.AttrStmtList)
 	if !ok {
 		return
 	}
 	compDir := ""
-	if f := e.Field(atCompDir); f != nil {
+	if f := e.Field(dwarf.AttrCompDir); f != nil {
 		compDir = f.Str()
 	}
-	if files, err := lineFiles(dw.line, dw.lineStr, dw.str, off, compDir, dw.order); err == nil {
+	if files, err := line.Files(dw.line, dw.lineStr, dw.str, off, compDir, dw.order); err == nil {
 		l.files = files
 	}
 }
@@ -428,9 +389,9 @@ func (l *unitLoader) resolve(off uint64) uint32 {
 
 // loadedTags are the DIEs whose attributes the loader reads.
 var loadedTags = func() (m [0x50]bool) {
-	for _, t := range []uint32{tagCompileUnit, tagArray, tagClass, tagEnumeration, tagFormalParam, tagMember, tagPointer, tagStructure,
-		tagSubroutine, tagTypedef, tagUnion, tagUnspecParams, tagInheritance, tagBase, tagSubrange, tagConst,
-		tagEnumerator, tagVolatile, tagRestrict, tagAtomic} {
+	for _, t := range []dwarf.Tag{dwarf.TagCompileUnit, dwarf.TagArrayType, dwarf.TagClassType, dwarf.TagEnumerationType, dwarf.TagFormalParameter, dwarf.TagMember, dwarf.TagPointerType, dwarf.TagStructType,
+		dwarf.TagSubroutineType, dwarf.TagTypedef, dwarf.TagUnionType, dwarf.TagUnspecifiedParameters, dwarf.TagInheritance, dwarf.TagBaseType, dwarf.TagSubrangeType, dwarf.TagConstType,
+		dwarf.TagEnumerator, dwarf.TagVolatileType, dwarf.TagRestrictType, dwarf.TagAtomicType} {
 		m[t] = true
 	}
 	return m
@@ -512,7 +473,7 @@ func (l *unitLoader) finish(littleEndian bool) {
 		case KindEnum:
 			t.First, t.N = enFirst[id], enCount[id]
 			if r := m.Type(t.Ref); r != nil && r.Kind == KindBase {
-				if enc := l.aux[t.Ref].enc; enc == ateSigned || enc == ateSignedChar {
+				if enc := l.aux[t.Ref].enc; enc == dwarf.EncSigned || enc == dwarf.EncSignedChar {
 					t.Flags |= FlagSigned
 				}
 			}

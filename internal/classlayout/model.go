@@ -3,9 +3,12 @@
 // cacheline boundaries and alignment, printed byte for byte as pahole
 // (dwarves 1.31 and later) prints them, with pahole's printing options.
 //
-// The types live in one flat Model (slices indexed by type ID, members,
-// enumerators and parameters in shared slices, no pointers between types)
-// that a loader fills: FromBTF reads an internal/btf Spec. Printer walks the
+// The types live in one flat Model per unit (slices indexed by type ID,
+// members, enumerators and parameters in shared slices, no pointers between
+// types) that a Source loads: the compilation units of a file's DWARF
+// (OpenDWARF, with the internal/dwarf decoder), or the one unit of its BTF
+// (BTFSource, from an internal/btf Spec). Print is the one entry point: it
+// reads either source unit by unit as pahole does. Printer walks the
 // model and keeps the facts pahole computes lazily while printing (holes,
 // inferred __packed__ attributes) in side tables, so that the order in which
 // pahole discovers them, which shows in its output, is reproduced.

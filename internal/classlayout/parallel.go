@@ -1,13 +1,11 @@
 package classlayout
 
 import (
-	"bufio"
-	"io"
 	"runtime"
 	"sync"
 )
 
-// unitWork is one compilation unit on its way through printDWARFParallel.
+// unitWork is one unit on its way through run.parallel.
 type unitWork struct {
 	p     *Printer
 	cands []candidate // structs and unions passing the filters, in ID order
@@ -22,23 +20,21 @@ type candidate struct {
 	keys []memberKey // nil for anonymous types, which pahole never deduplicates
 }
 
-// dwarfParallel prints every struct and union of the units as dwarfAll
-// does, loading, filtering and printing units on all CPUs:
+// parallel prints every struct and union of every unit as inOrder does,
+// loading, filtering and printing units on all CPUs:
 // only the decision whether a definition was printed from an earlier unit
 // is taken in unit order, between the filtering (which may infer holes but
 // never depends on other units) and the printing of the unit's remaining
 // types (which, as in pahole, runs in ID order within the unit, so the
 // packed attributes it infers on the way come out the same).
-func (r *Run) dwarfParallel(dw *DWARF, units []int) error {
-	opt, bw, errw := r.opt, r.bw, r.errw
-	n := len(units)
+func (r *Run) parallel() error {
+	n := len(r.units)
 	workers := runtime.GOMAXPROCS(0)
 	window := 4 * workers
-	work := make([]*unitWork, n)
-	for i := range work {
-		work[i] = &unitWork{ready: make(chan struct{}), done: make(chan struct{})}
+	units := make([]*unitWork, n)
+	for i := range units {
+		units[i] = &unitWork{ready: make(chan struct{}), done: make(chan struct{})}
 	}
-	cache := r.cache
 	slots := make(chan struct{}, window) // bounds the units in memory
 	jobs := make(chan func(), window)
 	var wg sync.WaitGroup
@@ -54,20 +50,20 @@ func (r *Run) dwarfParallel(dw *DWARF, units []int) error {
 	go func() { // feeder: load and filter units in order, window at a time
 		for i := range n {
 			slots <- struct{}{}
-			u, unit := work[i], units[i]
-			jobs <- func() { u.load(dw, unit, opt, cache) }
+			u := units[i]
+			unit := r.units[i]
+			jobs <- func() { u.load(r, unit) }
 		}
 	}()
-	seen := r.seen
 	var err error
 	for i := 0; i < n; i++ {
-		u := work[i]
+		u := units[i]
 		<-u.ready
 		if u.err == nil && err == nil {
 			for _, c := range u.cands {
 				if c.keys != nil {
 					t := &u.p.m.Types[c.id]
-					if dup, _ := seen.check(t.Name, t.Size, nil, c.keys, false); dup {
+					if dup, _ := r.seen.check(t.Name, t.Size, nil, c.keys, false); dup {
 						continue
 					}
 				}
@@ -83,29 +79,31 @@ func (r *Run) dwarfParallel(dw *DWARF, units []int) error {
 			close(u.done)
 		}
 		if i > 0 {
-			err = work[i-1].flush(bw, errw, err)
-			work[i-1] = nil
+			err = units[i-1].flush(r, err)
+			units[i-1] = nil
 			<-slots
 		}
 	}
 	if n > 0 {
-		err = work[n-1].flush(bw, errw, err)
+		err = units[n-1].flush(r, err)
 	}
 	close(jobs)
 	wg.Wait()
 	return err
 }
 
-// load reads unit i and selects its candidates.
-func (u *unitWork) load(dw *DWARF, i int, opt Options, cache *packCache) {
+// load reads unit i and selects its candidates (which of them earlier
+// units printed is decided later, in unit order).
+func (u *unitWork) load(r *Run, i int) {
 	defer close(u.ready)
-	m, err := dw.LoadUnit(i, opt.FixupSillyBitfields, true)
+	opt := &r.opt
+	m, err := r.src.loadUnit(i, opt, true)
 	if err != nil {
 		u.err = err
 		return
 	}
-	p := NewPrinter(m, opt)
-	p.packCache = cache
+	p := NewPrinter(m, *opt)
+	p.packCache = r.cache
 	u.p = p
 	for id := uint32(1); id < uint32(len(m.Types)); id++ {
 		t := &m.Types[id]
@@ -127,7 +125,7 @@ func (u *unitWork) load(dw *DWARF, i int, opt Options, cache *packCache) {
 }
 
 // flush waits for the unit's output and writes it, keeping the first error.
-func (u *unitWork) flush(bw *bufio.Writer, errw io.Writer, err error) error {
+func (u *unitWork) flush(r *Run, err error) error {
 	<-u.done
 	if err != nil {
 		return err
@@ -135,12 +133,5 @@ func (u *unitWork) flush(bw *bufio.Writer, errw io.Writer, err error) error {
 	if u.err != nil {
 		return u.err
 	}
-	if err := u.p.drainTo(bw); err != nil {
-		return err
-	}
-	u.p.writeNotes(errw)
-	if u.p.overflow {
-		return u.p.overflowErr
-	}
-	return nil
+	return r.finishUnit(u.p)
 }

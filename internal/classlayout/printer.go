@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/gobtf/gobtf/internal/dwarf"
 )
 
 // Formatter selects what is printed for each selected struct or union.
@@ -85,7 +87,7 @@ type Options struct {
 	// SkipLanguage, when set, says whether a unit written in a language
 	// (its DW_AT_language; DW_LANG_C for BTF) is left out, as pahole's
 	// --lang and --lang_exclude leave units out.
-	SkipLanguage func(lang uint16) bool
+	SkipLanguage func(lang dwarf.Lang) bool
 }
 
 // classArgs returns the arguments of ClassNames[i].
@@ -94,6 +96,15 @@ func (o *Options) classArgs(i int) ClassArgs {
 		return o.ClassArgs[i]
 	}
 	return ClassArgs{}
+}
+
+// cacheline returns CachelineSize, or 64 when it is 0, as NewPrinter
+// takes it.
+func (o *Options) cacheline() uint32 {
+	if o.CachelineSize == 0 {
+		return 64
+	}
+	return o.CachelineSize
 }
 
 // sortsLayouts says whether --sort applies: to layouts (-P's lines come
@@ -145,9 +156,7 @@ type Printer struct {
 
 // NewPrinter returns a printer of m with the options opt.
 func NewPrinter(m *Model, opt Options) *Printer {
-	if opt.CachelineSize == 0 {
-		opt.CachelineSize = 64
-	}
+	opt.CachelineSize = opt.cacheline()
 	if opt.Separator == 0 {
 		opt.Separator = '\t'
 	}
@@ -170,20 +179,6 @@ func NewPrinter(m *Model, opt Options) *Printer {
 		p.fixupWordSize(uint32(opt.WordSize))
 	}
 	return p
-}
-
-// Print writes what pahole prints for the model with the printer's options
-// to w. Names of -C that no type has are reported on errw, as pahole does,
-// without failing.
-func (p *Printer) Print(w io.Writer, errw io.Writer) error {
-	r := NewRun(p.opt, w, errw)
-	if r.skips(langC) {
-		return r.Finish()
-	}
-	if err := r.btf(p); err != nil {
-		return err
-	}
-	return r.Finish()
 }
 
 // drainTo writes out what the printer has printed and empties its buffer.

@@ -2,37 +2,8 @@ package classlayout
 
 import (
 	"io"
-	"sort"
 	"strings"
 )
-
-// printAll is pahole's print_classes over the one unit a BTF file is: every
-// struct and union that passes the filters, once per distinct definition
-// of a name, in ID order (or sorted with --sort).
-func (p *Printer) printAll(flush func() error) error {
-	if p.opt.sortsLayouts() {
-		ids := p.selected()
-		p.packableLines(ids)
-		for _, id := range p.sortClasses(ids) {
-			p.classFormatter(&p.m.Types[id], id)
-		}
-		return nil
-	}
-	return p.forSelected(func(id uint32) error {
-		p.format(&p.m.Types[id], id)
-		if len(p.buf) > 1<<16 {
-			return flush()
-		}
-		return nil
-	})
-}
-
-// selected returns the structs and unions printAll prints, in ID order.
-func (p *Printer) selected() []uint32 {
-	var ids []uint32
-	p.forSelected(func(id uint32) error { ids = append(ids, id); return nil })
-	return ids
-}
 
 // forSelected calls fn, in ID order, for each struct and union that passes
 // the filters and was not printed before.
@@ -121,7 +92,7 @@ func (s *seenDefs) check(name string, size uint32, ms []Member, keys []memberKey
 		}
 		if same && len(keys) != 0 && sort {
 			// pahole keeps both, to tell them apart by their members'
-			// types when it sorts again (sortClasses); with members,
+			// types when it sorts again (run.sorted); with members,
 			// nothing is a duplicate then, so one match says it all.
 			resort = true
 			break
@@ -141,7 +112,7 @@ func (s *seenDefs) check(name string, size uint32, ms []Member, keys []memberKey
 func (p *Printer) duplicate(seen map[string][]uint32, id uint32) bool {
 	t := &p.m.Types[id]
 	for _, o := range seen[t.Name] {
-		if p.compareTypes(&p.m.Types[o], t) == 0 {
+		if compareTypes(p.m, &p.m.Types[o], p.m, t) == 0 {
 			return true
 		}
 	}
@@ -159,14 +130,8 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
-// compareTypesAcross is compareTypes for types of two units.
-func compareTypesAcross(pa *Printer, a *Type, pb *Printer, b *Type) int {
-	return compareTypes(pa.m, a, pb.m, b)
-}
-
-// compareTypes is pahole's type__compare without member types.
-func (p *Printer) compareTypes(a, b *Type) int { return compareTypes(p.m, a, p.m, b) }
-
+// compareTypes is pahole's type__compare without member types, for types
+// of the models mA and mB.
 func compareTypes(mA *Model, a *Type, mB *Model, b *Type) int {
 	if c := strings.Compare(a.Name, b.Name); c != 0 {
 		return c
@@ -203,19 +168,9 @@ func compareMembers(a, b *Member) int {
 	return cmpInt(int64(a.BitfieldSize), int64(b.BitfieldSize))
 }
 
-// compareMemberTypes is type__compare_members_types, --sort's order.
-func (p *Printer) compareMemberTypes(a, b *Type) int { return compareMemberTypesAcross(p, a, p, b) }
-
-// compareMemberTypesAcross is compareMemberTypes for types of two units.
-func compareMemberTypesAcross(pa *Printer, a *Type, pb *Printer, b *Type) int {
-	return compareMembersBy(pa, a, pb, b, func(i int, ta, tb *Type) int {
-		return strings.Compare(pa.tagName(ta, 1024), pb.tagName(tb, 1024))
-	})
-}
-
 // compareMembersBy is type__compare_members_types with the comparison of
-// member i's type names (ta's and tb's) left to typeNames, so that the
-// DWARF path can compare names it has cached.
+// member i's type names (ta's and tb's) left to typeNames, so that a
+// caller can compare names it has cached.
 func compareMembersBy(pa *Printer, a *Type, pb *Printer, b *Type, typeNames func(i int, ta, tb *Type) int) int {
 	if c := strings.Compare(a.Name, b.Name); c != 0 {
 		return c
@@ -243,29 +198,6 @@ func compareMembersBy(pa *Printer, a *Type, pb *Printer, b *Type, typeNames func
 		}
 	}
 	return 0
-}
-
-// sortClasses orders ids as --sort does: by type__compare, then, as
-// pahole re-sorts when members differ only in their types, by
-// type__compare_members_types, dropping the types that compare equal.
-func (p *Printer) sortClasses(ids []uint32) []uint32 {
-	if !p.needResort {
-		sort.SliceStable(ids, func(i, j int) bool {
-			return p.compareTypes(&p.m.Types[ids[i]], &p.m.Types[ids[j]]) < 0
-		})
-		return ids
-	}
-	sort.SliceStable(ids, func(i, j int) bool {
-		return p.compareMemberTypes(&p.m.Types[ids[i]], &p.m.Types[ids[j]]) < 0
-	})
-	out := ids[:0]
-	for i, id := range ids {
-		if i > 0 && p.compareMemberTypes(&p.m.Types[out[len(out)-1]], &p.m.Types[id]) == 0 {
-			continue
-		}
-		out = append(out, id)
-	}
-	return out
 }
 
 // filter is pahole's class__filter.

@@ -220,7 +220,7 @@ func genInput(seed uint64, nUnits, nStructs int) *btf.Spec {
 // declarations, when clean is set: the setting in which libbpf's
 // deduplication is exact (see properties_test.go).
 func genInputIn(seed uint64, nUnits, nStructs int, clean bool) *btf.Spec {
-	return btf.Concat(genUnits(seed, nUnits, nStructs, clean))
+	return concat(genUnits(seed, nUnits, nStructs, clean))
 }
 
 // genUnits returns the units genInputIn concatenates, each a standalone Spec.
@@ -267,4 +267,22 @@ func genUnits(seed uint64, nUnits, nStructs int, clean bool) []*btf.Spec {
 		parts[p] = g.s
 	}
 	return parts
+}
+
+// concat is btf.Concat on standalone Specs, which cannot fail.
+func concat(parts []*btf.Spec) *btf.Spec {
+	s, err := btf.Concat(parts)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// rebase is btf.Rebase of a standalone Spec, which cannot fail.
+func rebase(s, base *btf.Spec) *btf.Spec {
+	out, err := btf.Rebase(s, base)
+	if err != nil {
+		panic(err)
+	}
+	return out
 }

@@ -16,7 +16,7 @@ import (
 func TestStringMarks(t *testing.T) {
 	for seed := uint64(1); seed <= 40; seed++ {
 		units := genUnits(seed, 2+int(seed%7), 4+int(seed%19), seed%4 == 0)
-		in := btf.Concat(units)
+		in := concat(units)
 		if seed%3 != 0 {
 			in = interned(t, in)
 		}

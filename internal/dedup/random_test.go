@@ -92,12 +92,12 @@ func TestDedupRandomVsLibbpf(t *testing.T) {
 func compareSplitWithLibbpf(t *testing.T, tool string, seed uint64, nBase, nUnits, nStructs int, label string) {
 	t.Helper()
 	units := genUnits(seed, nBase+nUnits, nStructs, false)
-	baseIn := reparse(t, btf.Concat(units[:nBase]), nil)
+	baseIn := reparse(t, concat(units[:nBase]), nil)
 	base, err := libbpfDedup(t, tool, baseIn, nil)
 	if err != nil {
 		t.Fatalf("%s: btfdedup of the base: %v", label, err)
 	}
-	in := reparse(t, btf.Rebase(btf.Concat(units[nBase:]), base), base)
+	in := reparse(t, rebase(concat(units[nBase:]), base), base)
 	compareOnBase(t, tool, in, base, true, label)
 }
 

@@ -175,8 +175,7 @@ func (st *Stream) Add(s *btf.Spec) {
 // input is complete, Finish processes). Woken for every unit, the goroutine
 // would park and wake thousands of times on a kernel, with stretches too
 // short for readAhead (readAheadTypes); much longer stretches leave more
-// for Finish. The value is the one of those measured that cost the least
-// CPU time (docs/performance.md).
+// for Finish (docs/performance.md has the values tried).
 var streamStretch = 1 << 14
 
 // MarkStrings asks for a string mark (Options.StringMarks) at own type ID

@@ -93,7 +93,7 @@ func TestStreamMatchesDedup(t *testing.T) {
 	}
 	for seed := uint64(1); seed <= seeds; seed++ {
 		units := genUnits(seed, 2+int(seed%9), 4+int(seed%23), seed%5 == 0)
-		in := btf.Concat(units)
+		in := concat(units)
 		if seed%11 != 0 {
 			// As a conversion names types: one offset per string.
 			// Otherwise the stream must fall back.
@@ -200,7 +200,7 @@ func TestStreamEnumFwdMovedTwice(t *testing.T) {
 	u4 := btf.NewSpec(nil)
 	u4.AddEnum("E", 4, false, false, []btf.EnumValueSpec{{Name: "B", Value: 2}})
 	units := []*btf.Spec{u1, u2, u3, u4}
-	in := interned(t, btf.Concat(units))
+	in := interned(t, concat(units))
 	var cuts []int
 	n := 0
 	for _, u := range units {
@@ -274,7 +274,7 @@ func TestStreamHold(t *testing.T) {
 		for i, u := range units {
 			units[i] = interned(t, u)
 		}
-		want, _, err := Dedup(btf.Concat(units), Options{Workers: 2})
+		want, _, err := Dedup(concat(units), Options{Workers: 2})
 		if err != nil {
 			t.Fatal(err)
 		}

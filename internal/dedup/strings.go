@@ -38,8 +38,7 @@ func (d *deduper) dedupStrings(old, nt *btf.StringTable) error {
 	}
 	// known translates, without a call, an offset whose string starts at
 	// a known place and has been met before: most references. (This loop
-	// is on the critical path where the pass is not deferred; its shape is
-	// the fastest of those measured.)
+	// is on the critical path where the pass is not deferred.)
 	known := func(p *uint32) bool {
 		local := *p - start
 		if *p < start || local >= uint32(len(data)) {
@@ -103,13 +102,11 @@ func (d *deduper) mapRange(m *strMap, lo, hi int) error {
 	// known marks old offset off as used by a compared name when mark is
 	// set, and reports whether it has a translation already: a string
 	// start through the index, any other offset through the odd table (a
-	// mid-string one, which a kernel's merged .debug_str gives 3 M of the
-	// vmlinux's 8 M names, or in a stream one past the index). Written
-	// here, with the fields in locals, rather than as a method: the call
-	// per name and the reloads cost about a tenth of the pass. The index
-	// look-up is strIndex.index's, written out too: called here, it left
-	// known out of line in the profile-guided build (+88 M instructions on
-	// a vmlinux).
+	// mid-string one, as a kernel's merged .debug_str gives many, or in a
+	// stream one past the index). It is a closure over the fields in
+	// locals, not a method, and the index look-up (strIndex.index's) is
+	// written out in it, so that it stays inline in this loop, which runs
+	// once per name (docs/performance.md).
 	start, size := m.start, uint32(len(m.data))
 	starts, rank, newOff, marks := m.sx.starts, m.sx.rank, m.newOff, m.compared
 	known := func(off uint32, mark bool) bool {

@@ -22,7 +22,7 @@ func TestDedupStrings(t *testing.T) {
 	}
 	// Concat appends each part's string bytes as they are, so "int", "s"
 	// and "x" occur twice, besides the unused strings.
-	in := btf.Concat([]*btf.Spec{part("unused1"), part("unused2")})
+	in := concat([]*btf.Spec{part("unused1"), part("unused2")})
 	if got := string(in.Strings().Bytes()); got != "\x00unused1\x00int\x00s\x00x\x00unused2\x00int\x00s\x00x\x00" {
 		t.Fatalf("test input has strings %q", got)
 	}
@@ -50,7 +50,7 @@ func TestDedupStringsSplit(t *testing.T) {
 	s := btf.NewSpec(nil)
 	s.AddInt("int", 4, 0, 32)
 	s.AddInt("char", 1, 0, 8)
-	in := btf.Rebase(s, base) // strings not interned against the base
+	in := rebase(s, base) // strings not interned against the base
 	out, _, err := Dedup(in, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package dwarf2btf
 import (
 	"testing"
 
-	"github.com/gobtf/gobtf/internal/elfio"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 
@@ -13,11 +12,7 @@ import (
 // already holds (gobtf's own runs start on fresh memory; see README).
 func BenchmarkEncodeVmlinux(b *testing.B) {
 	vmlinux := testutil.Corpus(b, testutil.VmlinuxName)
-	fs := NewFeatureSet()
-	if err := fs.ApplyList("encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs,attributes", true); err != nil {
-		b.Fatal(err)
-	}
-	opts := &Options{Features: fs.Features, Jobs: 1}
+	opts := &Options{Features: featuresNamed(b, kbuildFeatures), Jobs: 1}
 	b.ReportAllocs()
 	for b.Loop() {
 		s, err := Encode(vmlinux, opts, nil)
@@ -25,27 +20,5 @@ func BenchmarkEncodeVmlinux(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(s.NumTypes()), "types")
-	}
-}
-
-// BenchmarkElfFuncsVmlinux builds the function table of the shared vmlinux
-// from its symbols, as every conversion of it does beside the indexing of
-// its units.
-func BenchmarkElfFuncsVmlinux(b *testing.B) {
-	f, err := elfio.Open(testutil.Corpus(b, testutil.VmlinuxName))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	syms, err := f.Symbols()
-	if err != nil {
-		b.Fatal(err)
-	}
-	opts := &Options{}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := newElfFuncs(&elfFuncsSource{symbols: syms}, opts); err != nil {
-			b.Fatal(err)
-		}
 	}
 }

@@ -10,7 +10,9 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/gobtf/gobtf/internal/btf"
-	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/dwarf"
+	"github.com/gobtf/gobtf/internal/dwarf/die"
+	"github.com/gobtf/gobtf/internal/dwarf2btf/funcs"
 	"github.com/gobtf/gobtf/internal/elfio"
 )
 
@@ -23,8 +25,10 @@ type target struct {
 	elf          *elfInfo
 	infoSize     int // bytes of .debug_info, to size the output up front
 
-	// out, when set, is the Spec to join units into, made by newOutput.
+	// out, when set, is the Spec to join units into (see OutputSize).
 	out *btf.Spec
+	// pipe is what runs beside the conversion (never nil).
+	pipe *Pipeline
 
 	// shared, when set, is .debug_str as a string table (see
 	// btf.NewSharedStrings and btf.NewSectionStrings): names read from
@@ -52,24 +56,13 @@ type mergedUnit struct {
 // newTarget describes f, whose symbols are syms; addrs, when not nil, are the
 // section addresses to place variables by (see elfio.File.OfflineLayout),
 // else the headers' own.
-func newTarget(f *elf.File, syms []elfio.Symbol, opts *Options, debugAddr []byte, infoSize int, addrs []uint64) *target {
+func newTarget(f *elfio.File, syms []elfio.Symbol, opts *Options, debugAddr []byte, infoSize int, addrs []uint64) *target {
 	t := &target{littleEndian: f.ByteOrder == binary.LittleEndian, addrSize: 8, debugAddr: debugAddr,
-		elf: newElfInfo(f, syms, &opts.Features, addrs), infoSize: infoSize}
+		elf: newElfInfo(f, syms, &opts.Features, addrs), infoSize: infoSize, pipe: &Pipeline{}}
 	if f.Class == elf.ELFCLASS32 {
 		t.addrSize = 4
 	}
 	return t
-}
-
-// newOutput returns the empty Spec a conversion of infoSize bytes of
-// .debug_info joins its units into, with room reserved for them: about 0.2
-// BTF words per .debug_info byte and 10 words per type for a kernel. Made
-// before the heap is prepared (see Open), the reservation is fresh memory,
-// of which the part never used costs nothing.
-func newOutput(infoSize int) *btf.Spec {
-	out := btf.NewSpec(nil)
-	out.Reserve(infoSize/32+16, infoSize/4+64)
-	return out
 }
 
 // spareSpecs is how many more output Specs than converters convertUnits
@@ -77,30 +70,28 @@ func newOutput(infoSize int) *btf.Spec {
 // kernel unit's BTF is about 50 KB, so eight are cheap.
 const spareSpecs = 8
 
-// prefaultWindow is how far ahead of the joiner its output is faulted in:
-// room for a few of the largest units, and little memory if unused.
-const prefaultWindow = 8 << 20
-
 // unitDone is a converted unit handed to the joiner: the Spec that holds
 // its BTF (returned to the pool once joined) or the error.
 type unitDone struct {
 	spec    *btf.Spec
 	vars    []secEntry
-	funcs   []funcCandidate
+	funcs   []funcs.Candidate
 	funcsAt btf.TypeID // the unit's types before its variables
 	skipped bool
-	verbose []byte // with Options.Verbose, the unit's lines, written as it is joined
+	log     []logEntry // with Options.Log, the unit's reports, told as it is joined
 	err     error
 }
 
 // funcSource is what function encoding needs beyond the unit's types: the
-// decoded DWARF (candidates are collected with gobtf's decoder) and the ELF
-// function table. Without one, no functions are encoded.
+// decoded DWARF (candidates are collected with gobtf's decoder), the ELF
+// function table and the encoding's options. Without one, no functions are
+// encoded.
 type funcSource struct {
 	data    *die.Data
 	units   []die.Unit
-	table   *elfFuncs
+	table   *funcs.Table
 	machine elf.Machine
+	opts    *funcs.Options
 }
 
 // convertUnits converts n units, opening unit i's DIE stream with open, on
@@ -113,15 +104,12 @@ type funcSource struct {
 // returns the Spec to the pool. So the output is the same for every job
 // count and no unit's BTF is copied twice.
 //
-// Why the Specs are pooled apart from the converters: a converter that has
-// finished its unit can go on as long as there is a Spec to write into,
-// while the lowest unit not yet joined, often a large one, is still being
-// converted by another. When whole converters went round instead (jobs+2
-// of them), the units after such a unit used them all up and a CPU sat
-// idle until it was done; more converters cost more cache misses, their
-// scratch being cold each time a goroutine took another one. A Spec holds only
-// the unit's output, written front to back, so a few more of them cost
-// little.
+// The Specs are pooled apart from the converters: a converter that has
+// finished its unit goes on as long as there is a Spec to write into, while
+// the lowest unit not yet joined, often a large one, is still being
+// converted by another, and each converter keeps its scratch warm. A Spec
+// holds only the unit's output, written front to back, so a few more of
+// them than converters cost little.
 //
 // Specs are taken from the pool before units, in unit order, by the
 // dispatching loop: the lowest unit not yet joined therefore always holds a
@@ -129,6 +117,7 @@ type funcSource struct {
 // joiner.
 func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *funcSource, opts *Options) (*btf.Spec, error) {
 	jobs := max(opts.Jobs, 1)
+	pipe := tgt.pipe
 	pool := make(chan *btf.Spec, jobs+spareSpecs)
 	for range cap(pool) {
 		spec := btf.NewSpec(nil)
@@ -139,9 +128,7 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 	}
 	convs := make([]*cuTypes, jobs)
 	for g := range convs {
-		c := newCUTypes(opts, tgt.littleEndian, tgt.addrSize, tgt.shared)
-		c.debugAddr = tgt.debugAddr
-		convs[g] = c
+		convs[g] = newCUTypes(opts, tgt, fs)
 	}
 	done := make([]chan unitDone, n)
 	for i := range done {
@@ -156,13 +143,10 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 		out.SetStrings(tgt.shared.CopyShared())
 	}
 	var entries []secEntry
-	perUnit := make([][]funcCandidate, n)
+	perUnit := make([][]funcs.Candidate, n)
 	shifts := make([]btf.TypeID, n)
 	joined := make(chan error, 1)
-	// The joiner writes every unit's types into out; faulting its memory
-	// in on another goroutine keeps the joiner from holding up the
-	// converters on a machine where fresh memory is slow.
-	advance, stopAhead := out.PrefaultAhead(prefaultWindow)
+	advance, stopAhead := prefaultAhead(out)
 	go func() {
 		var first error
 		for i := range done {
@@ -170,26 +154,27 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 			if r.err != nil && first == nil {
 				first = r.err
 			}
+			var shift btf.TypeID
 			if first == nil && !r.skipped {
-				shift := out.AppendSpec(r.spec)
+				shift, first = out.AppendSpec(r.spec)
+			}
+			if first == nil && !r.skipped {
 				advance()
-				if opts.OnSavedStrings != nil {
-					if strs := savedStrings(r.funcs); len(strs) > 0 {
-						opts.OnSavedStrings(shift+r.funcsAt+1, strs)
+				if pipe.SavedStrings != nil {
+					if strs := funcs.SavedStrings(r.funcs); len(strs) > 0 {
+						pipe.SavedStrings(shift+r.funcsAt+1, strs)
 					}
 				}
-				if opts.OnJoined != nil {
-					opts.OnJoined(out)
+				if pipe.Joined != nil {
+					pipe.Joined(out)
 				}
 				for _, e := range r.vars {
 					e.typ += shift
 					entries = append(entries, e)
 				}
 				perUnit[i], shifts[i] = r.funcs, shift
-				if len(r.verbose) > 0 {
-					if _, err := opts.Verbose.Write(r.verbose); err != nil {
-						first = fmt.Errorf("-V: %w", err)
-					}
+				if len(r.log) > 0 {
+					replay(opts.Log, r.log)
 				}
 			}
 			pool <- r.spec
@@ -200,10 +185,8 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 		joined <- first
 	}()
 
-	inOrder(n, jobs, pool, opts.BeforeUnit, func(g, i int, spec *btf.Spec) {
-		c := convs[g]
-		c.spec = spec
-		done[i] <- convertUnit(c, open, i, tgt, fs, opts)
+	inOrder(n, jobs, pool, pipe.BeforeUnit, func(g, i int, spec *btf.Spec) {
+		done[i] <- convs[g].convertUnit(open, i, spec, tgt, fs)
 	})
 	err := <-joined
 	// Stopped here, by the goroutine that appends next (the function and
@@ -215,7 +198,15 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 		return nil, err
 	}
 	if fs != nil {
-		if err := encodeFuncs(out, perUnit, shifts, fs.table, opts); err != nil {
+		var progress func(int)
+		if pipe.Joined != nil {
+			progress = func(names int) {
+				if names%namesPerReport == 0 {
+					pipe.Joined(out)
+				}
+			}
+		}
+		if err := funcs.Encode(out, perUnit, shifts, fs.table, fs.opts, progress); err != nil {
 			return nil, err
 		}
 	}
@@ -225,6 +216,18 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 	return out, nil
 }
 
+// namesPerReport is how many function names funcs.Encode encodes between
+// two calls of Pipeline.Joined.
+//
+// The function encoding runs on one CPU after the last unit is joined;
+// reported as they are encoded, the functions' types go through a
+// dedup.Stream's passes (their names into its string table) on another CPU
+// meanwhile rather than after. The types a name adds are final once it is
+// encoded (a FUNC_PROTO, then the FUNC, then its DECL_TAGs, each
+// referencing only types before it). A report costs a lock; the stream
+// wakes only every so many types (dedup.Stream.Add).
+var namesPerReport = 512
+
 // inOrder runs work on units 0 to n-1 on jobs goroutines, which take the
 // units in order, each with an item from pool that work must see returned
 // to pool (the joiner returns them, in unit order). work is also told which
@@ -232,17 +235,16 @@ func convertUnits(n int, open func(i int) (dieStream, string), tgt *target, fs *
 // before, when not nil, before it takes an item and a unit, so that before
 // may wait without holding up the joiner.
 //
-// The goroutines live as long as the conversion, not one goroutine a unit:
-// each new goroutine's stack grew again, copied at every doubling, for each
-// of a kernel's thousands of units.
+// The goroutines live as long as the conversion, not one goroutine a unit,
+// so that their stacks, grown once, are kept.
 //
 // Invariant, which keeps it from deadlocking: a goroutine takes an item
 // before it takes a unit, so the lowest unit not yet done is always held by
 // a goroutine that has an item, and the joiner, which waits for that unit,
-// always gets it. Taking the unit first let a goroutine hold the lowest
-// unit while waiting for an item, as another, which had taken the next
-// unit, got the last one: the joiner then waited for the first, which
-// waited for the joiner.
+// always gets it. (A goroutine that took the unit first could hold the
+// lowest unit while waiting for an item, as another, which had taken the
+// next unit, got the last one: the joiner would wait for the first, which
+// would wait for the joiner.)
 func inOrder[T any](n, jobs int, pool chan T, before func(), work func(g, i int, c T)) {
 	var eg errgroup.Group
 	var taken atomic.Int64
@@ -265,30 +267,31 @@ func inOrder[T any](n, jobs int, pool chan T, before func(), work func(g, i int,
 	_ = eg.Wait()
 }
 
-// convertUnit converts unit i with c: its types, its variables and, given a
-// funcSource, its function candidates. Like pahole, it skips units in
+// convertUnit converts unit i into spec: its types, its variables and,
+// given a funcSource, its function candidates. Like pahole, it skips units in
 // excluded languages, and partial and skeleton units (dwz or split DWARF
 // leftovers that pahole does not read either).
-func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *target, fs *funcSource, opts *Options) unitDone {
+func (c *cuTypes) convertUnit(open func(i int) (dieStream, string), i int, spec *btf.Spec, tgt *target, fs *funcSource) unitDone {
+	opts := c.opts
+	c.spec = spec
 	src, where := open(i)
 	c.reset()
-	c.fscratch.prewalked = false
-	fst, walkFuncs := src.(*fastStream)
+	fst, walkFuncs := src.(*decoderStream)
 	// Type units of .debug_types (numbered after fs.units) have no
 	// functions.
 	walkFuncs = walkFuncs && fs != nil && tgt.merged == nil && i < len(fs.units)
 	if walkFuncs {
 		// Step 1 of the function collection reads the unit along with
-		// the type walk (funcScratch.beginWalk).
-		c.fscratch.beginWalk(fst.r, isCLanguage(fs.units[i].Language), opts.Features.DeclTag)
-		fst.withFuncs(&c.fscratch)
+		// the type walk (funcs.Collector.BeginWalk).
+		c.funcs.BeginWalk(fst.reader(), &fs.units[i])
+		fst.withFuncs(c.funcs)
 	}
 	if fst != nil {
 		fst.usePlans(&c.plans)
 	}
 	lang, clang, err := c.walk(src)
 	if err == nil && walkFuncs {
-		err = c.fscratch.endWalk()
+		err = c.funcs.EndWalk()
 	}
 	if err != nil {
 		return unitDone{spec: c.spec, err: fmt.Errorf("%s: %w", where, err)}
@@ -296,7 +299,7 @@ func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *t
 	m := tgt.merged
 	if m != nil {
 		lang, clang = m.lang, m.clang
-	} else if opts.Languages.Skips(uint16(lang)) || c.unitTag == tagPartialUnit || c.unitTag == die.TagSkeletonUnit {
+	} else if opts.Languages.Skips(dwarf.Lang(lang)) || c.unitTag == dwarf.TagPartialUnit || c.unitTag == dwarf.TagSkeletonUnit {
 		return unitDone{spec: c.spec, skipped: true}
 	}
 	if err := c.check(); err != nil {
@@ -304,19 +307,20 @@ func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *t
 	}
 	c.enumSignedness()
 	c.emit()
-	var funcs []funcCandidate
-	var verbose []byte
-	if fs != nil && (m != nil || c.unitTag == die.TagCompileUnit) {
+	var cands []funcs.Candidate
+	var log []logEntry
+	if fs != nil && (m != nil || c.unitTag == dwarf.TagCompileUnit) {
 		units := fs.units[i : i+1]
 		if m != nil {
 			units = m.units
 		}
-		funcs, err = collectFuncs(&funcUnit{units: units, data: fs.data, spec: c.spec, typeID: c.resolve,
-			producerClang: clang, machine: fs.machine, elf: fs.table, opts: opts, scratch: &c.fscratch})
+		cands, err = c.funcs.Collect(funcs.Unit{Units: units, Data: fs.data, Types: c, Clang: clang, Machine: fs.machine})
 		if err != nil {
 			return unitDone{spec: c.spec, err: fmt.Errorf("%s: %w", where, err)}
 		}
-		verbose = c.fscratch.takeNotFound()
+		for _, name := range c.funcs.TakeNotFound() {
+			log = append(log, logEntry{kind: logNoSymbol, name: name})
+		}
 	}
 	funcsAt := btf.TypeID(c.spec.NumTypes())
 	vars, err := c.emitVars(tgt.elf)
@@ -324,10 +328,10 @@ func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *t
 		return unitDone{spec: c.spec, err: fmt.Errorf("%s: %w", where, err)}
 	}
 	if len(c.varLog) > 0 {
-		verbose = append(verbose, c.varLog...)
+		log = append(log, c.varLog...)
 		c.varLog = c.varLog[:0]
 	}
-	return unitDone{spec: c.spec, vars: vars, funcs: funcs, funcsAt: funcsAt, verbose: verbose}
+	return unitDone{spec: c.spec, vars: vars, funcs: cands, funcsAt: funcsAt, log: log}
 }
 
 // convertTypes converts the types, variables and functions of f, whose
@@ -335,11 +339,12 @@ func convertUnit(c *cuTypes, open func(i int) (dieStream, string), i int, tgt *t
 // relocated against addrs; nil: the sections' sh_addr), into out. symbols
 // reads f's symbol table. release, when not nil, is handed the
 // parts of secs.Info that have been converted, as the conversion goes on.
-func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die.Sections, addrs []uint64, release func([]byte), out *btf.Spec, opts *Options) (*btf.Spec, error) {
+func convertTypes(f *elfio.File, symbols func() ([]elfio.Symbol, error), secs *die.Sections, addrs []uint64, release func([]byte), out *btf.Spec, pipe *Pipeline, opts *Options) (*btf.Spec, error) {
 	// The ELF side (symbols, function table, sections) is read while the
 	// DWARF units are indexed: neither needs the other.
+	fopts := funcOptions(opts)
 	var (
-		table  *elfFuncs
+		table  *funcs.Table
 		tgt    *target
 		elfErr error
 		ready  = make(chan struct{})
@@ -347,9 +352,12 @@ func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die
 	go func() {
 		defer close(ready)
 		syms, err := symbols()
-		if table, elfErr = newElfFuncsFrom(f, syms, err, opts); elfErr == nil {
+		if table, elfErr = funcTable(f, syms, err, fopts); elfErr == nil {
 			tgt = newTarget(f, syms, opts, secs.Addr, len(secs.Info), addrs)
 			tgt.out = out
+			if pipe != nil {
+				tgt.pipe = pipe
+			}
 			// Names read from a merged .debug_str need no interning
 			// (btf.NewSharedStrings), at the price of indexing the
 			// section once; that pays where the section is small next
@@ -393,13 +401,13 @@ func convertTypes(f *elf.File, symbols func() ([]elfio.Symbol, error), secs *die
 	}
 	open := func(i int) (dieStream, string) {
 		u := unitAt(i)
-		return newFastStream(d, u), fmt.Sprintf("unit at %s offset %#x", u.Section, u.Offset)
+		return newDecoderStream(d, u), fmt.Sprintf("unit at %s offset %#x", u.Section, u.Offset)
 	}
-	fs := &funcSource{data: d, units: units, table: table, machine: f.Machine}
+	fs := &funcSource{data: d, units: units, table: table, machine: f.Machine, opts: fopts}
 	n := len(units)
 	merged := n > 0 && mergeUnits(f, d)
-	if opts.OnConvert != nil {
-		opts.OnConvert(merged)
+	if pipe := tgt.pipe; pipe.Converting != nil {
+		pipe.Converting(merged)
 	}
 	if !merged {
 		n += len(tunits)

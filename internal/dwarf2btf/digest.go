@@ -1,51 +1,8 @@
 package dwarf2btf
 
-import "github.com/gobtf/gobtf/internal/dwarf2btf/die"
-
-// DWARF tags the converter looks at (DWARF 5, section 7.5.3, and vendor tags).
-const (
-	tagArrayType         = 0x01
-	tagClassType         = 0x02
-	tagEnumerationType   = 0x04
-	tagFormalParameter   = 0x05
-	tagLexicalBlock      = 0x0b
-	tagMember            = 0x0d
-	tagPointerType       = 0x0f
-	tagReferenceType     = 0x10
-	tagCompileUnit       = 0x11
-	tagStringType        = 0x12
-	tagStructureType     = 0x13
-	tagSubroutineType    = 0x15
-	tagTypedef           = 0x16
-	tagUnionType         = 0x17
-	tagUnspecifiedParams = 0x18
-	tagInheritance       = 0x1c
-	tagPtrToMemberType   = 0x1f
-	tagSubrangeType      = 0x21
-	tagBaseType          = 0x24
-	tagConstType         = 0x26
-	tagEnumerator        = 0x28
-	tagSubprogram        = 0x2e
-	tagVariable          = 0x34
-	tagVolatileType      = 0x35
-	tagRestrictType      = 0x37
-	tagNamespace         = 0x39
-	tagUnspecifiedType   = 0x3b
-	tagPartialUnit       = 0x3c
-	tagRvalueRefType     = 0x42
-	tagAtomicType        = 0x47
-	tagTypeUnit          = 0x41
-	tagLLVMAnnotation    = 0x6000
-	tagGNUAnnotation     = 0x6001
-)
-
-// DWARF base type encodings (DW_ATE_*).
-const (
-	ateBoolean      = 0x02
-	ateComplexFloat = 0x03
-	ateFloat        = 0x04
-	ateSigned       = 0x05
-	ateSignedChar   = 0x06
+import (
+	"github.com/gobtf/gobtf/internal/dwarf"
+	"github.com/gobtf/gobtf/internal/dwarf/die"
 )
 
 // digest is the digest of one DIE: its position in the tree and the attributes
@@ -93,14 +50,14 @@ type digestScalars struct {
 	gnuAnnot      uint64 // DW_AT_GNU_annotation: the first of gcc's annotation DIEs for this one
 	addrBase      uint64 // DW_AT_addr_base (unit DIEs)
 	language      uint64 // DW_AT_language (unit DIEs)
-	sink          uint64 // where a compiled plan puts values nothing reads (fastplan.go)
-	tag           uint32
+	sink          uint64 // where a compiled plan puts values nothing reads (plans.go)
+	tag           dwarf.Tag
 	children      bool
 
 	lazyName     bool // nameField or nameOff holds the name, not yet read into name
 	hasNameField bool // nameField holds this DIE's DW_AT_name
 	// strpName: DW_AT_name is the string at nameOff in strSec, as a
-	// compiled plan reads it (fastplan.go) instead of nameField.
+	// compiled plan reads it (plans.go) instead of nameField.
 	strpName bool
 
 	hasTyp             bool
@@ -120,7 +77,8 @@ type digestScalars struct {
 
 // reset clears d for the next DIE. It runs for every DIE of a walk, and
 // clearing a pointer costs a write barrier while the collector runs (which,
-// with the conversion's GOGC of 10, is much of the time): so the pointer
+// with the frequent collections of a kernel's conversion, is much of the
+// time; package tuning sets them): so the pointer
 // fields are cleared only when set, which few DIEs do but for nameField,
 // which hasNameField guards instead.
 func (d *digest) reset() {

@@ -8,9 +8,8 @@ import (
 	"time"
 
 	"github.com/gobtf/gobtf/internal/btf"
-	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/dwarf/die"
 	"github.com/gobtf/gobtf/internal/elfio"
-	"github.com/gobtf/gobtf/internal/hugemem"
 )
 
 // ErrNoDWARF is wrapped by Encode's error when the file has no DWARF.
@@ -21,14 +20,15 @@ var ErrNoDWARF = errors.New("no DWARF debug information (.debug_info)")
 // DATASECs of the selected variables, and the functions. Linked files
 // (executables, shared objects, vmlinux) are read from a read-only mapping;
 // the debug sections of relocatable files (kernel modules) are relocated
-// copies. It is Open followed by Input.Encode.
+// copies. It is Open followed by Input.Encode, with nothing beside the
+// conversion.
 func Encode(path string, opts *Options, st *Stats) (*btf.Spec, error) {
 	in, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close()
-	return in.Encode(opts, st)
+	return in.Encode(opts, nil, nil, st)
 }
 
 // sectionsRead are the debug sections the encoder reads: all of
@@ -40,63 +40,61 @@ var sectionsRead = slices.DeleteFunc(slices.Clone(elfio.DebugSectionNames[:]),
 // Input is an ELF file opened for encoding.
 type Input struct {
 	path     string
-	m        *mappedFile
-	out      *btf.Spec // the output's reserved storage, or nil
+	f        *elfio.File
 	opened   time.Time
 	infoSize uint64
 }
 
-// Open maps the ELF file at path, checks that it has DWARF (the error wraps
-// ErrNoDWARF when not) and prepares the memory of its encoding: the output's
-// storage, the biggest allocation, is reserved first, in fresh memory, and
-// then the rest of the heap is prepared for huge pages (see package
-// hugemem). Reserved in prepared memory, the storage would be cleared, and
-// so made resident, whole. Allocations made after Open, on any goroutine,
-// land in the prepared memory.
+// Open opens the ELF file at path, once for the whole run: it is mapped
+// read-only and its headers parsed (openELF), the conversion reads it
+// through that mapping, and the sections written into it go through the
+// same open file (File). Open checks that the file has DWARF (the error
+// wraps ErrNoDWARF when not). It allocates little: a caller can size the
+// conversion's memory (InfoSize, FileSize) before the conversion uses any.
 func Open(path string) (*Input, error) {
 	t0 := time.Now()
-	m, err := openMapped(path)
+	f, err := openELF(path)
 	if err != nil {
 		return nil, err
 	}
-	info := m.elf.Section(".debug_info")
+	info := f.Section(".debug_info")
 	if info == nil {
-		m.close()
+		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, ErrNoDWARF)
 	}
-	in := &Input{path: path, m: m, opened: t0, infoSize: info.Size}
-	if info.Size <= uint64(len(m.data))*64 { // uncompressed size, bounded for corrupt headers
-		in.out = newOutput(int(info.Size))
-	}
-	hugemem.PrepareHeap(2 * len(m.data))
-	return in, nil
+	return &Input{path: path, f: f, opened: t0, infoSize: f.UncompressedSize(info)}, nil
 }
 
 // InfoSize returns the size of the file's .debug_info section (uncompressed,
-// as its header gives it), a measure of the work and memory ahead.
+// as its header gives it, and so only bounded by FileSize when it is
+// compressed), a measure of the work and memory ahead.
 func (in *Input) InfoSize() uint64 { return in.infoSize }
 
-// Close unmaps the file. No Spec or slice Encode returned depends on it.
-func (in *Input) Close() error { return in.m.close() }
+// FileSize returns the size of the file.
+func (in *Input) FileSize() int { return len(in.f.Bytes()) }
 
-// Encode converts the file, as the package-level Encode describes. It may
-// be called once.
-func (in *Input) Encode(opts *Options, st *Stats) (*btf.Spec, error) {
+// File returns the open ELF file, for writing sections into it
+// (elfio.File.WriteSections) once it is converted; after Unmap, only that.
+func (in *Input) File() *elfio.File { return in.f }
+
+// Unmap gives back the file's memory but keeps it open (File). No Spec or
+// slice Encode returned depends on the memory.
+func (in *Input) Unmap() error { return in.f.Unmap() }
+
+// Close unmaps and closes the file.
+func (in *Input) Close() error { return in.f.Close() }
+
+// Encode converts the file, as the package-level Encode describes, into
+// out (an empty Spec whose storage the caller reserved, see OutputSize; nil
+// for one of the conversion's own), reporting to pipe (nil for none). It
+// may be called once.
+func (in *Input) Encode(opts *Options, out *btf.Spec, pipe *Pipeline, st *Stats) (*btf.Spec, error) {
 	if st == nil {
 		st = &Stats{}
 	}
-	path, m, f := in.path, in.m, in.m.elf
-	if opts.Verbose != nil {
-		// pahole -V's first lines: whether the file lacks the per-CPU
-		// section, and its name.
-		var head []byte
-		if f.Section(percpuSection) == nil {
-			head = fmt.Appendf(head, "btf_encoder__new: '%s' doesn't have '%s' section\n", path, percpuSection)
-		}
-		head = fmt.Appendf(head, "File %s:\n", path)
-		if _, err := opts.Verbose.Write(head); err != nil {
-			return nil, fmt.Errorf("-V: %w", err)
-		}
+	path, f := in.path, in.f
+	if opts.Log != nil {
+		opts.Log.File(path, percpuSection, f.Section(percpuSection) != nil)
 	}
 	t0 := in.opened
 	var secs *die.Sections
@@ -107,16 +105,11 @@ func (in *Input) Encode(opts *Options, st *Stats) (*btf.Spec, error) {
 		// relocated: gobtf's ELF reader does that on copies, with the
 		// sections placed where pahole's libdwfl places them, so that
 		// DWARF addresses and variable placement come out as pahole's.
-		ef, err := elfio.Open(path)
-		if err != nil {
+		if secs, addrs, err = relocatedSections(f); err != nil {
 			return nil, err
 		}
-		defer ef.Close()
-		if secs, addrs, err = relocatedSections(ef); err != nil {
-			return nil, err
-		}
-	} else if secs, err = m.dwarfSections(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	} else if secs, err = linkedSections(f); err != nil {
+		return nil, err
 	}
 	if len(secs.Info) == 0 {
 		return nil, fmt.Errorf("%s: section .debug_info: empty: %w", path, ErrNoDWARF)
@@ -127,11 +120,9 @@ func (in *Input) Encode(opts *Options, st *Stats) (*btf.Spec, error) {
 		// secs.Info is a slice of the mapping: give back the pages of
 		// units already converted, which would otherwise count in the
 		// resident memory until the end.
-		release = m.release
+		release = f.Release
 	}
-	out := in.out
-	in.out = nil
-	s, err := convertTypes(f, m.eio.Symbols, secs, addrs, release, out, opts)
+	s, err := convertTypes(f, f.Symbols, secs, addrs, release, out, pipe, opts)
 	if err != nil {
 		var fe *elfio.FormatError
 		if errors.As(err, &fe) && fe.File == path {
@@ -163,7 +154,26 @@ func relocatedSections(ef *elfio.File) (*die.Sections, []uint64, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return dieSections(ds), addrs, nil
+}
+
+// linkedSections returns the debug sections of ef, a linked file: slices of
+// its mapping where they are stored as they are, decompressed copies
+// otherwise, and no relocation.
+func linkedSections(ef *elfio.File) (*die.Sections, error) {
+	ds, err := ef.DWARFSectionsAt(nil, sectionsRead...)
+	if err != nil {
+		return nil, err
+	}
+	if ds.Info == nil {
+		return nil, fmt.Errorf("%s: %w", ef.Name(), ErrNoDWARF)
+	}
+	return dieSections(ds), nil
+}
+
+// dieSections returns the sections of ds as the decoder takes them.
+func dieSections(ds *elfio.DebugSections) *die.Sections {
 	return &die.Sections{Order: ds.Order, Info: ds.Info, Abbrev: ds.Abbrev, Str: ds.Str, LineStr: ds.LineStr,
 		StrOffsets: ds.StrOffsets, Addr: ds.Addr, RngLists: ds.RngLists, LocLists: ds.LocLists, Loc: ds.Loc,
-		Ranges: ds.Ranges, Types: ds.Types}, addrs, nil
+		Ranges: ds.Ranges, Types: ds.Types}
 }

@@ -28,11 +28,8 @@ import (
 // too, so that every variable is encoded.
 func FuzzEncode(f *testing.F) {
 	addSeedObjects(f)
-	feat := NewFeatureSet()
-	if err := feat.ApplyList("default,global_var", true); err != nil {
-		f.Fatal(err)
-	}
-	opts := &Options{Features: feat.Features, Jobs: 1}
+	// pahole's --btf_features=default,global_var
+	opts := &Options{Features: featuresNamed(f, "encode_force,var,float,decl_tag,type_tag,enum64,optimized_func,consistent_func,decl_tag_kfuncs,global_var"), Jobs: 1}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(t.TempDir(), "in.o")
 		if err := os.WriteFile(path, data, 0o644); err != nil {

@@ -21,8 +21,8 @@ import "github.com/gobtf/gobtf/internal/btf"
 //     unit's types: struct by struct in the order of their IDs (a struct
 //     nested in another comes first), for each its members' in member
 //     order, then its own.
-//   - Nothing else is read: not typedefs, variables or enumerations (the
-//     functions and parameters are funcs_collect.go's).
+//   - Nothing else is read here: not typedefs, variables or enumerations
+//     (package funcs reads those of functions and their parameters).
 //
 // A chain may lead to entries later in the unit, so the annotations are
 // resolved once the unit is read: a pointer holds its place in the

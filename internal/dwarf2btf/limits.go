@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/gobtf/gobtf/internal/btf"
-	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/dwarf/die"
 )
 
 // DWARF can describe what BTF cannot hold, and hostile or corrupt DWARF can

@@ -4,7 +4,9 @@ import (
 	"debug/elf"
 	"encoding/binary"
 
-	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/dwarf"
+	"github.com/gobtf/gobtf/internal/dwarf/die"
+	"github.com/gobtf/gobtf/internal/elfio"
 )
 
 // Merged units. Normally every compilation unit stands on its own: its
@@ -32,13 +34,13 @@ const ltoInfoNote = 0x101
 
 // mergeUnits reports whether the units of f (decoded as d) are converted as
 // one unit.
-func mergeUnits(f *elf.File, d *die.Data) bool {
+func mergeUnits(f *elfio.File, d *die.Data) bool {
 	if lto, ok := ltoNote(f); ok {
 		return lto
 	}
 	units := d.Units()
 	for i := range units {
-		if units[i].UsesForm(die.FormRefAddr) {
+		if units[i].UsesForm(dwarf.FormRefAddr) {
 			return true
 		}
 	}
@@ -47,12 +49,14 @@ func mergeUnits(f *elf.File, d *die.Data) bool {
 
 // ltoNote returns the value of the first Linux LTO note of any SHT_NOTE
 // section of f, and whether there is one.
-func ltoNote(f *elf.File) (lto, ok bool) {
-	for _, s := range f.Sections {
+func ltoNote(f *elfio.File) (lto, ok bool) {
+	secs := f.Sections()
+	for i := range secs {
+		s := &secs[i]
 		if s.Type != elf.SHT_NOTE {
 			continue
 		}
-		b, err := s.Data()
+		b, err := f.SectionData(s)
 		if err != nil {
 			continue
 		}
@@ -93,7 +97,7 @@ type mergedStream struct {
 	d     *die.Data
 	units []die.Unit
 	pos   int
-	cur   *fastStream
+	cur   *decoderStream
 }
 
 func (m *mergedStream) next(d *digest) (int, bool, error) {
@@ -102,7 +106,7 @@ func (m *mergedStream) next(d *digest) (int, bool, error) {
 			if m.pos >= len(m.units) {
 				return 0, false, nil
 			}
-			m.cur = newFastStream(m.d, &m.units[m.pos])
+			m.cur = newDecoderStream(m.d, &m.units[m.pos])
 			m.pos++
 		}
 		depth, ok, err := m.cur.next(d)
@@ -118,7 +122,7 @@ func (m *mergedStream) next(d *digest) (int, bool, error) {
 func mergedUnitList(units []die.Unit, opts *Options) []die.Unit {
 	var out []die.Unit
 	for i := range units {
-		if !opts.Languages.Skips(uint16(units[i].Language)) {
+		if !opts.Languages.Skips(dwarf.Lang(units[i].Language)) {
 			out = append(out, units[i])
 		}
 	}

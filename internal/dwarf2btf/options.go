@@ -4,11 +4,8 @@
 package dwarf2btf
 
 import (
-	"fmt"
-	"io"
-	"strings"
-
-	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf"
+	"github.com/gobtf/gobtf/internal/dwarf2btf/funcs"
 )
 
 // Features selects what the encoder emits. The fields read positively ("emit
@@ -40,111 +37,48 @@ func DefaultFeatures() Features {
 	return Features{Var: true, DeclTag: true, TypeTag: true, Enum64: true}
 }
 
-// featureDef ties a --btf_features name to its field. inDefault marks the
-// features that "default" (and a leading "+") switch on.
-type featureDef struct {
-	name      string
-	field     func(*Features) *bool
-	inDefault bool
+// featureNames ties each feature's name, as pahole's --btf_features names
+// it, to its field, in pahole's order.
+var featureNames = []struct {
+	name  string
+	field func(*Features) *bool
+}{
+	{"encode_force", func(f *Features) *bool { return &f.EncodeForce }},
+	{"var", func(f *Features) *bool { return &f.Var }},
+	{"float", func(f *Features) *bool { return &f.Float }},
+	{"decl_tag", func(f *Features) *bool { return &f.DeclTag }},
+	{"type_tag", func(f *Features) *bool { return &f.TypeTag }},
+	{"enum64", func(f *Features) *bool { return &f.Enum64 }},
+	{"optimized_func", func(f *Features) *bool { return &f.OptimizedFunc }},
+	{"consistent_func", func(f *Features) *bool { return &f.ConsistentFunc }},
+	{"decl_tag_kfuncs", func(f *Features) *bool { return &f.DeclTagKfuncs }},
+	{"reproducible_build", func(f *Features) *bool { return &f.ReproducibleBuild }},
+	{"distilled_base", func(f *Features) *bool { return &f.DistilledBase }},
+	{"global_var", func(f *Features) *bool { return &f.GlobalVar }},
+	{"attributes", func(f *Features) *bool { return &f.Attributes }},
+	{"true_signature", func(f *Features) *bool { return &f.TrueSignature }},
+	{"layout", func(f *Features) *bool { return &f.Layout }},
 }
 
-// featureDefs lists the feature names in pahole's order, which is also the
-// order --supported_btf_features prints.
-var featureDefs = []featureDef{
-	{"encode_force", func(f *Features) *bool { return &f.EncodeForce }, true},
-	{"var", func(f *Features) *bool { return &f.Var }, true},
-	{"float", func(f *Features) *bool { return &f.Float }, true},
-	{"decl_tag", func(f *Features) *bool { return &f.DeclTag }, true},
-	{"type_tag", func(f *Features) *bool { return &f.TypeTag }, true},
-	{"enum64", func(f *Features) *bool { return &f.Enum64 }, true},
-	{"optimized_func", func(f *Features) *bool { return &f.OptimizedFunc }, true},
-	{"consistent_func", func(f *Features) *bool { return &f.ConsistentFunc }, true},
-	{"decl_tag_kfuncs", func(f *Features) *bool { return &f.DeclTagKfuncs }, true},
-	{"reproducible_build", func(f *Features) *bool { return &f.ReproducibleBuild }, false},
-	{"distilled_base", func(f *Features) *bool { return &f.DistilledBase }, false},
-	{"global_var", func(f *Features) *bool { return &f.GlobalVar }, false},
-	{"attributes", func(f *Features) *bool { return &f.Attributes }, false},
-	{"true_signature", func(f *Features) *bool { return &f.TrueSignature }, false},
-	{"layout", func(f *Features) *bool { return &f.Layout }, false},
-}
-
-// SupportedFeatures returns the comma-separated feature names, as
-// --supported_btf_features prints them.
-func SupportedFeatures() string {
-	names := make([]string, len(featureDefs))
-	for i, d := range featureDefs {
+// FeatureNames returns the names of the features, in pahole's order.
+func FeatureNames() []string {
+	names := make([]string, len(featureNames))
+	for i, d := range featureNames {
 		names[i] = d.name
 	}
-	return strings.Join(names, ",")
+	return names
 }
 
-// FeatureSet applies pahole's feature flags in command-line order. The order
-// matters, as in pahole: the first --btf_features switches every feature off
-// (an opt-in list), so an older flag given before it is overridden, while
-// one given after it still applies.
-type FeatureSet struct {
-	Features
-	listed bool // a --btf_features list has been applied
-}
-
-// NewFeatureSet returns the set with pahole's defaults.
-func NewFeatureSet() *FeatureSet { return &FeatureSet{Features: DefaultFeatures()} }
-
-// ApplyList applies one --btf_features (or, with strict, one
-// --btf_features_strict) value: "default" enables the default features, a
-// leading "+" adds the listed ones to the defaults, and otherwise exactly the
-// listed features are on (over all lists given). Unknown names are ignored,
-// unless strict, which makes them an error.
-func (s *FeatureSet) ApplyList(list string, strict bool) error {
-	if !s.listed {
-		s.Features = Features{}
-		s.listed = true
-	}
-	if list == "default" {
-		s.enableDefaults()
-		return nil
-	}
-	if rest, ok := strings.CutPrefix(list, "+"); ok {
-		s.enableDefaults()
-		list = rest
-	}
-	for _, name := range strings.Split(list, ",") {
-		if name == "" {
-			continue
-		}
-		d := findFeature(name)
-		switch {
-		case d != nil:
-			*d.field(&s.Features) = true
-		case name == "default":
-			s.enableDefaults()
-		case strict:
-			return fmt.Errorf("feature %q in %q is not supported; supported BTF features are: %s", name, list, SupportedFeatures())
+// Enable switches the feature of that name on, and reports whether there
+// is one.
+func (f *Features) Enable(name string) bool {
+	for _, d := range featureNames {
+		if d.name == name {
+			*d.field(f) = true
+			return true
 		}
 	}
-	return nil
-}
-
-// ApplyGenAll applies --btf_gen_all. In pahole 1.31 it is a feature list
-// naming "all", which is no feature: like any first --btf_features it turns
-// every feature off and then enables none.
-func (s *FeatureSet) ApplyGenAll() { _ = s.ApplyList("all", false) }
-
-func (s *FeatureSet) enableDefaults() {
-	for _, d := range featureDefs {
-		if d.inDefault {
-			*d.field(&s.Features) = true
-		}
-	}
-}
-
-func findFeature(name string) *featureDef {
-	for i := range featureDefs {
-		if featureDefs[i].name == name {
-			return &featureDefs[i]
-		}
-	}
-	return nil
+	return false
 }
 
 // Options configures a conversion.
@@ -162,57 +96,74 @@ type Options struct {
 	// prefix alone (pahole's --kabi_prefix, for kABI-padding members).
 	KabiPrefix string
 
-	// Verbose, when set, receives pahole -V's lines, the same for every
-	// Jobs: the file's name, then unit by unit in file order the functions
-	// without an ELF function and the variables encoded, then the
-	// explanation of each function left out of the output ("NAME :
-	// skipping BTF encoding of function due to REASON"), in name order
-	// (funcs_verbose.go). pahole's listing of the types is not written.
-	Verbose io.Writer
+	// Log, when set, is told what pahole -V reports of the conversion
+	// (see Log).
+	Log Log
+}
 
-	// OnConvert, when set, is called once the units have been indexed and
-	// the ELF side (symbols, function table) read, as the conversion of
-	// the units starts, with merged set when they are converted as one (LTO
-	// and dwz files, see merged.go). What is allocated before is long-lived
-	// (abbreviation tables, symbols), so a caller may hold the garbage
-	// collector off until then; a merged conversion holds every unit's
-	// records at once and outgrows its buffers many times over.
-	OnConvert func(merged bool)
+// Log is told what pahole -V reports of a conversion, in pahole's order and
+// the same for every Jobs, by one goroutine at a time: the file, then unit
+// by unit in file order the functions without an ELF symbol and the
+// variables encoded, then each function left out of the output, and why,
+// in name order (funcs.Log). pahole's listing of the types is not
+// reported. The command words the reports as pahole does.
+type Log interface {
+	funcs.Log
+	// File is the input, and whether it has the section of the per-CPU
+	// variables (named).
+	File(path, percpuSection string, hasPercpu bool)
+	// NoSymbol is a function of a unit left out for want of an ELF
+	// function of its name.
+	NoSymbol(function string)
+	// Unit is a unit whose variables are looked at (when variables are
+	// encoded and the file has symbols).
+	Unit(name string)
+	// Variable is a variable encoded, from unit, at offset addr of its
+	// section.
+	Variable(name, unit string, addr uint64)
+}
 
-	// OnJoined, when set, is called each time the output has grown by a
-	// unit's types, and during the function encoding after every so many
-	// functions (namesPerReport), on the goroutine that appends them and
-	// before the next append: the output's types so far are final then (a
-	// dedup.Stream's Add). The types appended last (the rest of the
-	// functions, data sections) are not reported.
-	OnJoined func(out *btf.Spec)
+// logEntry is one of a unit's reports to Log, kept until the unit is
+// joined: a NoSymbol (unit and addr unset), a Unit (name unset) or a
+// Variable.
+type logEntry struct {
+	kind       logKind
+	name, unit string
+	addr       uint64
+}
 
-	// OnSavedStrings, when set, is called on the joining goroutine for
-	// each unit whose function candidates name strings, in unit order,
-	// before OnJoined reports the unit: strs are the strings pahole enters
-	// into its string table as it saves the unit's functions (each
-	// candidate's parameter names, then its decl tag values, in the
-	// unit's function order; see savedStrings), and at is the ID of the
-	// first type pahole adds after them, the unit's first variable or the
-	// type after the unit's last. The strings stay valid after the call.
-	OnSavedStrings func(at btf.TypeID, strs []string)
+type logKind uint8
 
-	// BeforeUnit, when set, is called by each converter before it takes
-	// its next unit, holding nothing of the conversion (a dedup.Stream's
-	// Hold, which may keep it waiting while the stream catches up).
-	BeforeUnit func()
+const (
+	logNoSymbol logKind = iota
+	logUnit
+	logVariable
+)
+
+// replay tells log the unit's reports.
+func replay(log Log, entries []logEntry) {
+	for _, e := range entries {
+		switch e.kind {
+		case logNoSymbol:
+			log.NoSymbol(e.name)
+		case logUnit:
+			log.Unit(e.unit)
+		case logVariable:
+			log.Variable(e.name, e.unit, e.addr)
+		}
+	}
 }
 
 // LanguageFilter selects compilation units by their DW_AT_language: with
 // Exclude, units in one of IDs are skipped; otherwise, when IDs is not
 // empty, only units in one of IDs are kept.
 type LanguageFilter struct {
-	IDs     []uint16
+	IDs     []dwarf.Lang
 	Exclude bool
 }
 
 // Skips reports whether a unit written in lang is filtered out.
-func (f LanguageFilter) Skips(lang uint16) bool {
+func (f LanguageFilter) Skips(lang dwarf.Lang) bool {
 	if len(f.IDs) == 0 {
 		return false
 	}
@@ -224,45 +175,4 @@ func (f LanguageFilter) Skips(lang uint16) bool {
 		}
 	}
 	return in == f.Exclude
-}
-
-// langMipsAssembler is DW_LANG_Mips_Assembler, which pahole calls "asm".
-const langMipsAssembler = 0x8001
-
-// langNames are pahole's names for the DW_LANG_* codes, indexed by code.
-var langNames = [...]string{
-	0x01: "c89", 0x02: "c", 0x03: "ada83", 0x04: "c++", 0x05: "cobol74",
-	0x06: "cobol85", 0x07: "fortran77", 0x08: "fortran90", 0x09: "pascal83",
-	0x0a: "modula2", 0x0b: "java", 0x0c: "c99", 0x0d: "ada95", 0x0e: "fortran95",
-	0x0f: "pli", 0x10: "objc", 0x11: "objc++", 0x12: "upc", 0x13: "d",
-	0x14: "python", 0x15: "opencl", 0x16: "go", 0x17: "modula3", 0x18: "haskell",
-	0x19: "c++03", 0x1a: "c++11", 0x1b: "ocaml", 0x1c: "rust", 0x1d: "c11",
-	0x1e: "swift", 0x1f: "julia", 0x20: "dylan", 0x21: "c++14", 0x22: "fortran03",
-	0x23: "fortran08", 0x24: "renderscript", 0x25: "bliss",
-}
-
-// ParseLanguages turns a comma-separated list of language names ("c,rust",
-// case-insensitive, "asm" for assembler units) into DW_LANG codes.
-func ParseLanguages(list string) ([]uint16, error) {
-	var ids []uint16
-	for _, name := range strings.Split(list, ",") {
-		id, ok := langID(name)
-		if !ok {
-			return nil, fmt.Errorf("unknown language %q", name)
-		}
-		ids = append(ids, id)
-	}
-	return ids, nil
-}
-
-func langID(name string) (uint16, bool) {
-	if strings.EqualFold(name, "asm") {
-		return langMipsAssembler, true
-	}
-	for id, n := range langNames {
-		if n != "" && strings.EqualFold(n, name) {
-			return uint16(id), true
-		}
-	}
-	return 0, false
 }

@@ -3,139 +3,58 @@ package dwarf2btf
 import (
 	"strings"
 	"testing"
+
+	"github.com/gobtf/gobtf/internal/dwarf"
 )
 
-// TestFeatureSet follows pahole 1.31's parse_btf_features: the first list
-// switches everything off, "default" and "+" enable the default set, lists
-// accumulate, unknown names are ignored unless strict.
-func TestFeatureSet(t *testing.T) {
-	kbuild := "encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs,attributes"
-	tests := []struct {
-		name   string
-		lists  []string
-		strict bool
-		want   Features
-		err    string
-	}{
-		{name: "no flag", want: Features{Var: true, DeclTag: true, TypeTag: true, Enum64: true}},
-		{name: "only var", lists: []string{"var"}, want: Features{Var: true}},
-		{name: "kernel build", lists: []string{kbuild}, want: Features{EncodeForce: true, Var: true, Float: true, Enum64: true,
-			DeclTag: true, TypeTag: true, OptimizedFunc: true, ConsistentFunc: true, DeclTagKfuncs: true, Attributes: true}},
-		{name: "out-of-tree module build", lists: []string{kbuild + ",distilled_base"}, strict: true, want: Features{EncodeForce: true,
-			Var: true, Float: true, Enum64: true, DeclTag: true, TypeTag: true, OptimizedFunc: true, ConsistentFunc: true,
-			DeclTagKfuncs: true, Attributes: true, DistilledBase: true}},
-		{name: "default", lists: []string{"default"}, want: Features{EncodeForce: true, Var: true, Float: true, DeclTag: true,
-			TypeTag: true, Enum64: true, OptimizedFunc: true, ConsistentFunc: true, DeclTagKfuncs: true}},
-		{name: "plus", lists: []string{"+global_var"}, want: Features{EncodeForce: true, Var: true, Float: true, DeclTag: true,
-			TypeTag: true, Enum64: true, OptimizedFunc: true, ConsistentFunc: true, DeclTagKfuncs: true, GlobalVar: true}},
-		{name: "default inside a list", lists: []string{"true_signature,default"}, want: Features{EncodeForce: true, Var: true,
-			Float: true, DeclTag: true, TypeTag: true, Enum64: true, OptimizedFunc: true, ConsistentFunc: true, DeclTagKfuncs: true,
-			TrueSignature: true}},
-		{name: "lists accumulate", lists: []string{"var", "float"}, want: Features{Var: true, Float: true}},
-		{name: "unknown ignored", lists: []string{"var,no_such_feature"}, want: Features{Var: true}},
-		{name: "unknown strict", lists: []string{"var,no_such_feature"}, strict: true, err: `feature "no_such_feature"`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			fs := NewFeatureSet()
-			var err error
-			for _, l := range tc.lists {
-				if err = fs.ApplyList(l, tc.strict); err != nil {
-					break
-				}
-			}
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error %v, want one mentioning %s", err, tc.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if fs.Features != tc.want {
-				t.Errorf("got %+v\nwant %+v", fs.Features, tc.want)
-			}
-		})
-	}
-}
+// kbuildFeatures are the features of Linux 6.7 to 6.18's pahole flags
+// (scripts/Makefile.btf), as the shared reference was made with them.
+const kbuildFeatures = "encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs,attributes"
 
-// TestFeatureOrder checks that an older flag given before the first
-// --btf_features is overridden by it, and one given after still applies.
-func TestFeatureOrder(t *testing.T) {
-	fs := NewFeatureSet()
-	fs.Float = true // --btf_gen_floats
-	_ = fs.ApplyList("var", false)
-	if fs.Float {
-		t.Error("--btf_gen_floats before --btf_features=var survived")
+// featuresNamed returns the features named in the comma-separated list
+// ("" for DefaultFeatures).
+func featuresNamed(t testing.TB, list string) Features {
+	t.Helper()
+	if list == "" {
+		return DefaultFeatures()
 	}
-	fs.Float = true // --btf_gen_floats after the list
-	_ = fs.ApplyList("type_tag", false)
-	if !fs.Float || !fs.Var || !fs.TypeTag {
-		t.Errorf("after a second list: %+v", fs.Features)
-	}
-	all := NewFeatureSet()
-	all.ApplyGenAll()
-	if all.Features != (Features{}) {
-		t.Errorf("--btf_gen_all: %+v, want every feature off as in pahole 1.31", all.Features)
-	}
-}
-
-func TestLanguages(t *testing.T) {
-	ids, err := ParseLanguages("rust,C,asm,c++")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []uint16{0x1c, 0x02, 0x8001, 0x04}
-	if len(ids) != len(want) {
-		t.Fatalf("got %v, want %v", ids, want)
-	}
-	for i := range want {
-		if ids[i] != want[i] {
-			t.Fatalf("got %v, want %v", ids, want)
+	var f Features
+	for _, name := range strings.Split(list, ",") {
+		if !f.Enable(name) {
+			t.Fatalf("no feature %q", name)
 		}
 	}
-	if _, err := ParseLanguages("klingon"); err == nil {
-		t.Error("unknown language accepted")
+	return f
+}
+
+// TestFeatureNames: every name switches on its own field, in pahole's
+// order, and no other name does.
+func TestFeatureNames(t *testing.T) {
+	names := FeatureNames()
+	if len(names) != 15 || names[0] != "encode_force" || names[len(names)-1] != "layout" {
+		t.Errorf("names %v", names)
 	}
-	ex := LanguageFilter{IDs: []uint16{0x1c}, Exclude: true}
-	in := LanguageFilter{IDs: []uint16{0x1c}}
-	if !ex.Skips(0x1c) || ex.Skips(0x0c) || in.Skips(0x1c) || !in.Skips(0x0c) || (LanguageFilter{}).Skips(0x1c) {
+	seen := map[Features]bool{}
+	for _, n := range names {
+		var f Features
+		if !f.Enable(n) || f == (Features{}) || seen[f] {
+			t.Errorf("%s: %+v", n, f)
+		}
+		seen[f] = true
+	}
+	var f Features
+	if f.Enable("no_such_feature") || f != (Features{}) {
+		t.Error("an unknown name enabled something")
+	}
+}
+
+// TestLanguageFilter: excluded languages are skipped; with a list to keep,
+// the others are.
+func TestLanguageFilter(t *testing.T) {
+	ex := LanguageFilter{IDs: []dwarf.Lang{dwarf.LangRust}, Exclude: true}
+	in := LanguageFilter{IDs: []dwarf.Lang{dwarf.LangRust}}
+	if !ex.Skips(dwarf.LangRust) || ex.Skips(dwarf.LangC99) || in.Skips(dwarf.LangRust) || !in.Skips(dwarf.LangC99) ||
+		(LanguageFilter{}).Skips(dwarf.LangRust) {
 		t.Error("language filter decisions wrong")
-	}
-}
-
-// TestOnConvert checks that Encode calls Options.OnConvert exactly once, on
-// an input with units to convert, before it returns, and tells a merged
-// conversion (an LTO program) from a plain one.
-func TestOnConvert(t *testing.T) {
-	obj := buildFixture(t, "gcc", "plain.c")
-	for _, jobs := range []int{1, 2} {
-		calls := 0
-		s, err := Encode(obj, &Options{Features: DefaultFeatures(), Jobs: jobs, OnConvert: func(merged bool) {
-			if merged {
-				t.Error("a plain program reported as merged")
-			}
-			calls++
-		}}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if calls != 1 || s.NumTypes() == 0 {
-			t.Errorf("-j%d: OnConvert called %d times (%d types encoded), want once", jobs, calls, s.NumTypes())
-		}
-	}
-}
-
-// TestOnConvertMerged checks that an LTO program, whose units refer into
-// each other, is reported as merged.
-func TestOnConvertMerged(t *testing.T) {
-	bin := buildFixture(t, "gcc", "lto_a.c")
-	var got []bool
-	if _, err := Encode(bin, &Options{Features: DefaultFeatures(), Jobs: 2, OnConvert: func(merged bool) { got = append(got, merged) }}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 1 || !got[0] {
-		t.Errorf("OnConvert calls %v, want one with merged set", got)
 	}
 }

@@ -5,25 +5,28 @@ package dwarf2btf
 // ELF reader, which makes it the tests' reference for them.
 
 import (
-	"debug/dwarf"
+	stddwarf "debug/dwarf"
 	"debug/elf"
 	"fmt"
 
 	"github.com/gobtf/gobtf/internal/btf"
-	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/dwarf"
+	"github.com/gobtf/gobtf/internal/dwarf/die"
+	"github.com/gobtf/gobtf/internal/dwarf/loc"
+	"github.com/gobtf/gobtf/internal/dwarf2btf/funcs"
 	"github.com/gobtf/gobtf/internal/elfio"
 )
 
 // ConvertTypesStd converts the types and variables of every compilation unit
 // of f, read with the standard library's debug/dwarf (which also applies the
 // relocations of relocatable files), into one standalone Spec, not
-// deduplicated.
-func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
+// deduplicated. ef is the same file opened by elfio, for its sections.
+func ConvertTypesStd(f *elf.File, ef *elfio.File, opts *Options) (*btf.Spec, error) {
 	d, err := f.DWARF()
 	if err != nil {
 		return nil, fmt.Errorf("reading DWARF: %w", err)
 	}
-	var units []dwarf.Offset
+	var units []stddwarf.Offset
 	r := d.Reader()
 	for {
 		e, err := r.Next()
@@ -46,14 +49,14 @@ func ConvertTypesStd(f *elf.File, opts *Options) (*btf.Spec, error) {
 		return newStdStream(d, units[i]), fmt.Sprintf("unit at .debug_info offset %#x", units[i])
 	}
 	syms, _ := stdSymbols(f)
-	return convertUnits(len(units), open, newTarget(f, syms, opts, debugAddr, 0, nil), nil, opts)
+	return convertUnits(len(units), open, newTarget(ef, syms, opts, debugAddr, 0, nil), nil, opts)
 }
 
 // ConvertTypes converts like ConvertTypesStd with gobtf's own DIE decoder
 // over the given sections (decompressed and, for relocatable files,
 // relocated), reading the symbols through debug/elf.
-func ConvertTypes(f *elf.File, secs *die.Sections, opts *Options) (*btf.Spec, error) {
-	return convertTypes(f, func() ([]elfio.Symbol, error) { return stdSymbols(f) }, secs, nil, nil, nil, opts)
+func ConvertTypes(f *elf.File, ef *elfio.File, secs *die.Sections, opts *Options) (*btf.Spec, error) {
+	return convertTypes(ef, func() ([]elfio.Symbol, error) { return stdSymbols(f) }, secs, nil, nil, nil, nil, opts)
 }
 
 // SectionsStd reads the DWARF sections of f with debug/elf (decompressing
@@ -77,11 +80,16 @@ func SectionsStd(f *elf.File) (*die.Sections, error) {
 	return s, nil
 }
 
-// newElfFuncsStd builds the table from a file opened with debug/elf. A file
-// without .symtab has no functions (pahole then describes none).
-func newElfFuncsStd(f *elf.File, opts *Options) (*elfFuncs, error) {
+// funcTableStd builds the function table of a file opened with elfio, from
+// its symbols as debug/elf reads them.
+func funcTableStd(ef *elfio.File, opts *Options) (*funcs.Table, error) {
+	f, err := elf.Open(ef.Name())
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
 	syms, err := stdSymbols(f)
-	return newElfFuncsFrom(f, syms, err, opts)
+	return funcTable(ef, syms, err, funcOptions(opts))
 }
 
 // stdSymbols returns the symbols of f as debug/elf reads them, in elfio's
@@ -99,13 +107,13 @@ func stdSymbols(f *elf.File) ([]elfio.Symbol, error) {
 // slow (an allocation per DIE) but independent of gobtf's own decoder, which
 // makes it a reference to test that decoder's digests against.
 type stdStream struct {
-	r     *dwarf.Reader
+	r     *stddwarf.Reader
 	depth int
 	done  bool
 }
 
 // newStdStream positions a reader on the unit at off.
-func newStdStream(d *dwarf.Data, off dwarf.Offset) *stdStream {
+func newStdStream(d *stddwarf.Data, off stddwarf.Offset) *stdStream {
 	r := d.Reader()
 	r.Seek(off)
 	return &stdStream{r: r}
@@ -136,24 +144,24 @@ func (s *stdStream) next(d *digest) (int, bool, error) {
 		} else if depth == 0 {
 			s.done = true
 		}
-		fillDigest(d, e)
+		fillDigestStd(d, e)
 		return depth, true, nil
 	}
 	return 0, false, nil
 }
 
-// fillDigest copies the attributes the converter reads from a debug/dwarf
+// fillDigestStd copies the attributes the converter reads from a debug/dwarf
 // entry.
-func fillDigest(d *digest, e *dwarf.Entry) {
+func fillDigestStd(d *digest, e *stddwarf.Entry) {
 	d.off = uint64(e.Offset)
-	d.tag = uint32(e.Tag)
+	d.tag = e.Tag
 	d.children = e.Children
 	for _, f := range e.Field {
 		switch f.Attr {
 		case dwarf.AttrName:
 			d.name, _ = f.Val.(string)
 		case dwarf.AttrType:
-			if o, ok := f.Val.(dwarf.Offset); ok {
+			if o, ok := f.Val.(stddwarf.Offset); ok {
 				d.typ, d.hasTyp = uint64(o), true
 			}
 		case dwarf.AttrByteSize:
@@ -169,7 +177,7 @@ func fillDigest(d *digest, e *dwarf.Entry) {
 			case int64:
 				d.memberLoc, d.hasMemberLoc = uint64(v), true
 			case []byte:
-				d.memberLoc, d.hasMemberLoc = plusUconst(v), true
+				d.memberLoc, d.hasMemberLoc = loc.PlusUconst(v), true
 			}
 		case dwarf.AttrBitOffset:
 			d.bitOffset = uint64(asInt(f.Val))
@@ -193,7 +201,7 @@ func fillDigest(d *digest, e *dwarf.Entry) {
 		case dwarf.AttrDeclaration:
 			d.declaration, _ = f.Val.(bool)
 		case dwarf.AttrSpecification:
-			if o, ok := f.Val.(dwarf.Offset); ok {
+			if o, ok := f.Val.(stddwarf.Offset); ok {
 				d.specification = uint64(o)
 			}
 		case dwarf.AttrExternal:
@@ -208,8 +216,8 @@ func fillDigest(d *digest, e *dwarf.Entry) {
 			d.language = uint64(asInt(f.Val))
 		case dwarf.AttrProducer:
 			d.producer, _ = f.Val.(string)
-		case atGNUAnnotation:
-			if o, ok := f.Val.(dwarf.Offset); ok {
+		case dwarf.AttrGNUAnnotation:
+			if o, ok := f.Val.(stddwarf.Offset); ok {
 				d.gnuAnnot = uint64(o)
 			}
 		}

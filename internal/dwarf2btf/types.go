@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf"
+	"github.com/gobtf/gobtf/internal/dwarf2btf/funcs"
 )
 
 // Type conversion happens in two steps per compilation unit.
@@ -131,20 +133,20 @@ type cuTypes struct {
 	paramStack  []paramRec
 	tagStack    []int // record indexes of a pointer's TYPE_TAG children
 
-	unitTag  uint32      // the unit DIE's tag
-	clang    bool        // the unit's producer is clang
-	fscratch funcScratch // function collection's buffers, reused across units
+	unitTag dwarf.Tag        // the unit DIE's tag
+	clang   bool             // the unit's producer is clang
+	funcs   *funcs.Collector // when functions are encoded: their collector, reused across units
 
-	// With Options.Verbose: the unit DIE's DW_AT_name, and pahole -V's
-	// lines about the unit's variables (emitVars), handed over per unit.
+	// With Options.Log: the unit DIE's DW_AT_name, and the reports
+	// about the unit's variables (emitVars), handed over per unit.
 	unitName string
-	varLog   []byte
+	varLog   []logEntry
 	plans    fixedPlans // the walk's compiled digests, reused across units
 
 	hasArray bool
 	intRec   int // index of the first base type named "int", or -1
 
-	// noName is c.str(""), once noNameSet is set: a third of the names
+	// noName is c.str(""), once noNameSet is set: many of the names
 	// nameStr is asked for are absent (parameters of function types,
 	// anonymous members), and interning "" gives the same offset every
 	// time, after a hash and a probe.
@@ -158,12 +160,19 @@ type cuTypes struct {
 	cyclePath  []int
 }
 
-func newCUTypes(opts *Options, littleEndian bool, addrSize uint32, shared *btf.StringTable) *cuTypes {
+// newCUTypes returns a converter of the units of tgt (its functions too,
+// given fs) with opts.
+func newCUTypes(opts *Options, tgt *target, fs *funcSource) *cuTypes {
 	spec := btf.NewSpec(nil)
-	if shared != nil {
-		spec.SetStrings(btf.NewStringTable(shared))
+	if tgt.shared != nil {
+		spec.SetStrings(btf.NewStringTable(tgt.shared))
 	}
-	return &cuTypes{spec: spec, opts: opts, littleEndian: littleEndian, addrSize: addrSize, intRec: -1}
+	c := &cuTypes{spec: spec, opts: opts, littleEndian: tgt.littleEndian, addrSize: tgt.addrSize,
+		debugAddr: tgt.debugAddr, intRec: -1}
+	if fs != nil {
+		c.funcs = funcs.NewCollector(fs.table, fs.opts)
+	}
+	return c
 }
 
 // reset prepares c for the next unit, keeping every buffer's storage: a
@@ -246,24 +255,11 @@ func (c *cuTypes) nameStr(d *digest) uint32 {
 		case d.hasNameField:
 			off, ok = d.nameField.StrOffset()
 		}
-		if off := sharedOffset(off, ok, shared); off != 0 {
+		if off := shared.SectionOffset(off, ok); off != 0 {
 			return off
 		}
 	}
 	return c.str(d.nm())
-}
-
-// sharedOffset returns the offset in shared, a string table made by
-// btf.NewSharedStrings on .debug_str, of the string at offset off of
-// .debug_str (ok tells whether the name is read there at all): its offset
-// there plus one. It returns 0 for names read elsewhere and for the strings
-// a table on shared must not refer to by offset, the empty string and those
-// longer than BTF allows (which are reported).
-func sharedOffset(off uint64, ok bool, shared *btf.StringTable) uint32 {
-	if !ok || off >= math.MaxUint32 || !shared.PlainAt(uint32(off+1)) {
-		return 0
-	}
-	return uint32(off + 1)
 }
 
 // add appends a record for d, numbered in DIE order, and returns its index.
@@ -276,10 +272,9 @@ func (c *cuTypes) add(d *digest, k btf.Kind) int {
 // addUnordered appends a record for d without giving it its place in the
 // emission order: close gives it, once the DIE's children are read.
 func (c *cuTypes) addUnordered(d *digest, k btf.Kind) int {
-	// Appended zero and filled in place: a composite literal is built on
-	// the stack and copied with 16-byte loads right after its narrower
-	// stores, which cannot be forwarded from them; the CPU profile showed
-	// that copy as a hot spot (see walk).
+	// Appended zero and filled in place: a composite literal would be
+	// built on the stack and copied with 16-byte loads right after its
+	// narrower stores, which cannot be forwarded from them (see walk).
 	c.recs = append(grow(c.recs, 1), typeRec{})
 	i := len(c.recs) - 1
 	r := &c.recs[i]
@@ -299,11 +294,11 @@ func (c *cuTypes) baseType(d *digest) {
 	name := d.nm()
 	size := d.byteSize
 	switch {
-	case d.encoding == ateSigned || d.encoding == ateSignedChar:
+	case d.encoding == uint64(dwarf.EncSigned) || d.encoding == uint64(dwarf.EncSignedChar):
 		r.enc = btf.IntSigned
-	case d.encoding == ateBoolean:
+	case d.encoding == uint64(dwarf.EncBoolean):
 		r.enc = btf.IntBool
-	case (d.encoding == ateFloat || d.encoding == ateComplexFloat) && c.opts.Features.Float:
+	case (d.encoding == uint64(dwarf.EncFloat) || d.encoding == uint64(dwarf.EncComplexFloat)) && c.opts.Features.Float:
 		// pahole refuses complex floats here; a FLOAT of the full size is
 		// what the kernel can take, so gobtf keeps going with that.
 		r.kind = btf.KindFloat
@@ -363,10 +358,9 @@ func (c *cuTypes) emit() {
 	}
 	s := c.spec
 	s.Reserve(int(next), 4*len(c.recs)+3*len(c.members)+2*len(c.enums)+2*len(c.params))
-	// Each type's words are written where they go (Spec.AppendWords):
-	// built apart and appended, they were copied once more, and the
-	// appends' checks and copies came to about 300 M instructions on a
-	// kernel. Every case writes all the words it asks for.
+	// Each type's words are written where they go (Spec.AppendWords),
+	// not built apart and appended, which would copy and check them once
+	// more. Every case writes all the words it asks for.
 	for _, i := range c.order {
 		r := &c.recs[i]
 		switch r.kind {
@@ -457,7 +451,7 @@ func (c *cuTypes) memberOffset(m *memberRec) (off, bits uint32) {
 	}
 	unit := uint64(m.byteSize)
 	if unit == 0 {
-		unit = c.sizeOf(m.ref)
+		unit = c.recordSize(m.ref, false)
 	}
 	if unit == 0 {
 		return byteOff * 8, bits
@@ -469,9 +463,15 @@ func (c *cuTypes) memberOffset(m *memberRec) (off, bits uint32) {
 	return byteOff*8 + uint32(int32(int8(within))), bits
 }
 
-// sizeOf returns the byte size of the type at offset ref, looking through
-// typedefs and modifiers (0 if unknown).
-func (c *cuTypes) sizeOf(ref uint64) uint64 {
+// recordSize is the byte size of the type at DIE offset ref, through
+// typedefs, qualifiers and the modifiers BTF cannot express, pointers
+// addrSize bytes; 0 when unknown, and after 64 links. whole picks one of
+// pahole's two sizes: with it, tag__size, what a variable of the type takes
+// (arrays multiplied out, function types pointer-sized); without, the size
+// of a bitfield's storage unit, the type's own byte size (arrays and
+// function types have none).
+func (c *cuTypes) recordSize(ref uint64, whole bool) uint64 {
+	mult := uint64(1)
 	for hops := 0; ref != 0 && hops < 64; hops++ {
 		i, ok := c.find(ref)
 		if !ok {
@@ -479,12 +479,23 @@ func (c *cuTypes) sizeOf(ref uint64) uint64 {
 		}
 		r := &c.recs[i]
 		switch r.kind {
+		case btf.KindArray:
+			if !whole {
+				return uint64(r.size)
+			}
+			mult *= uint64(r.nelems)
+			ref = r.ref
 		case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag, recSkip:
 			ref = r.ref
 		case btf.KindPtr:
-			return uint64(c.addrSize)
+			return mult * uint64(c.addrSize)
+		case btf.KindFuncProto:
+			if !whole {
+				return uint64(r.size)
+			}
+			return mult * uint64(c.addrSize)
 		default:
-			return uint64(r.size)
+			return mult * uint64(r.size)
 		}
 	}
 	return 0
@@ -546,10 +557,10 @@ type offsetSlot struct {
 
 // reset empties the index, which then starts with four slots per entry
 // of the last unit (units of one file vary less from one to the next than
-// from the largest to the smallest) and grows as needed: kept at the size
-// the largest unit made it, it was cleared whole, and probed over its
-// whole spread, for every small unit after that one. Only the last unit's
-// slots are cleared, not the whole capacity; grow clears what it takes back.
+// from the largest to the smallest) and grows as needed, so that a small
+// unit after a large one is neither cleared nor probed over the large
+// one's spread. Only the last unit's slots are cleared, not the whole
+// capacity; grow clears what it takes back.
 func (x *offsetIndex) reset() {
 	clear(x.slots)
 	size := minIndexSize

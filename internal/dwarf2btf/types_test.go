@@ -13,6 +13,8 @@ import (
 
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dedup"
+	"github.com/gobtf/gobtf/internal/dwarf"
+	"github.com/gobtf/gobtf/internal/elfio"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 
@@ -133,17 +135,22 @@ func convertFileWith(t *testing.T, obj string, opts *Options, fast bool) string 
 		t.Fatal(err)
 	}
 	defer f.Close()
+	ef, err := elfio.Open(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.Close()
 	var s *btf.Spec
 	if fast {
 		secs, err := SectionsStd(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err = ConvertTypes(f, secs, opts)
+		s, err = ConvertTypes(f, ef, secs, opts)
 		if err != nil {
 			t.Fatalf("%s: %v", obj, err)
 		}
-	} else if s, err = ConvertTypesStd(f, opts); err != nil {
+	} else if s, err = ConvertTypesStd(f, ef, opts); err != nil {
 		t.Fatalf("%s: %v", obj, err)
 	}
 	out := obj + map[bool]string{false: ".gobtf.btf", true: ".gobtf-fast.btf"}[fast]
@@ -251,7 +258,7 @@ func TestTypesMatchPaholeVmlinux(t *testing.T) {
 	ref := testutil.Reference(t, testutil.VmlinuxName+".kbuild.btf")
 	feats := Features{EncodeForce: true, Var: true, Float: true, Enum64: true, DeclTag: true, TypeTag: true,
 		OptimizedFunc: true, ConsistentFunc: true, DeclTagKfuncs: true, Attributes: true}
-	rust, _ := ParseLanguages("rust")
+	rust := []dwarf.Lang{dwarf.LangRust}
 	ours := convertFileWith(t, copyToTemp(t, vmlinux), &Options{Features: feats, Jobs: 2,
 		Languages: LanguageFilter{IDs: rust, Exclude: true}}, true)
 	data, err := os.ReadFile(ours)
@@ -399,7 +406,7 @@ func TestGrow(t *testing.T) {
 // unit stubs) the ID at the end of the chain; 0 for void, for a chain that
 // ends nowhere or loops, and for offsets that are no record's.
 func TestResolve(t *testing.T) {
-	c := newCUTypes(&Options{}, true, 8, nil)
+	c := newCUTypes(&Options{}, &target{littleEndian: true, addrSize: 8}, nil)
 	c.reset()
 	add := func(off, ref uint64, k btf.Kind) {
 		d := &digest{}

@@ -1,7 +1,8 @@
 package dwarf2btf
 
 import (
-	"github.com/gobtf/gobtf/internal/dwarf2btf/die"
+	"github.com/gobtf/gobtf/internal/dwarf"
+	"github.com/gobtf/gobtf/internal/dwarf/die"
 )
 
 // Type units (DWARF 4's -fdebug-types-section, and DWARF 5 type units) hold
@@ -35,12 +36,15 @@ type tuWalk struct {
 // newTUWalk returns the walk of d's type units for unit home, whose reader
 // reads as the unit's reader does (lazy strings, the filter keep). When
 // home is a type unit itself, it is not walked again.
-func newTUWalk(d *die.Data, home *die.Unit, keep func(tag, parent uint32, depth int) bool, fixed func(tag uint32) bool) *tuWalk {
+func newTUWalk(d *die.Data, home *die.Unit, keep func(tag, parent dwarf.Tag, depth int) bool, fixed func(tag dwarf.Tag) bool) *tuWalk {
 	r := d.NewReader()
 	r.SetLazyStrings(true)
 	r.SetFilter(keep, fixed)
 	return &tuWalk{d: d, r: r, seen: map[*die.Unit]bool{home: true}, sec: home.Section}
 }
+
+// reader returns the reader of the type units.
+func (t *tuWalk) reader() *die.Reader { return t.r }
 
 // walking reports whether the stream is in a type unit it walks for its
 // unit (false for a nil walk: the file has no type units).
@@ -73,7 +77,7 @@ func (t *tuWalk) rewrite(e *die.Entry) {
 	for i := range e.Fields {
 		f := &e.Fields[i]
 		switch {
-		case f.Form == die.FormRefSig8:
+		case f.Form == dwarf.FormRefSig8:
 			sec, off, ok := t.d.TypeBySignature(f.Val)
 			if !ok {
 				continue
@@ -89,7 +93,7 @@ func (t *tuWalk) rewrite(e *die.Entry) {
 			if sec == die.SecTypes {
 				off |= tuTag
 			}
-			f.Form, f.Val = die.FormRefAddr, off
+			f.Form, f.Val = dwarf.FormRefAddr, off
 		case inTypes && f.IsRef():
 			f.Val |= tuTag
 		}

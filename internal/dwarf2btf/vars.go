@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf/loc"
 	"github.com/gobtf/gobtf/internal/elfio"
 )
 
@@ -55,14 +56,16 @@ type elfInfo struct {
 // features ask for, and its object symbols syms (nil when it has none).
 // Sections are placed at addrs[i] when addrs covers them, else at
 // their sh_addr.
-func newElfInfo(f *elf.File, syms []elfio.Symbol, feats *Features, addrs []uint64) *elfInfo {
-	info := &elfInfo{sections: make([]elfSection, len(f.Sections)), symtab: syms != nil, vars: feats.Var || feats.GlobalVar}
-	for i, s := range f.Sections {
+func newElfInfo(f *elfio.File, syms []elfio.Symbol, feats *Features, addrs []uint64) *elfInfo {
+	secs := f.Sections()
+	info := &elfInfo{sections: make([]elfSection, len(secs)), symtab: syms != nil, vars: feats.Var || feats.GlobalVar}
+	for i := range secs {
+		s := &secs[i]
 		addr := s.Addr
 		if i < len(addrs) {
 			addr = addrs[i]
 		}
-		info.sections[i] = elfSection{name: s.Name, addr: addr, size: s.Size, typ: s.Type,
+		info.sections[i] = elfSection{name: s.Name, addr: addr, size: f.UncompressedSize(s), typ: s.Type,
 			include: feats.GlobalVar || (feats.Var && s.Name == percpuSection)}
 	}
 	info.objects = make(map[string][]uint32)
@@ -122,73 +125,22 @@ func (c *cuTypes) variable(d *digest) {
 	v := varRec{off: d.off, name: d.nm(), ref: d.typ, spec: d.specification, external: d.external,
 		decl: d.declaration, artif: d.artificial}
 	if !d.declaration {
-		v.addr, v.isStatic = staticAddress(d.location, c.addrSize, c.littleEndian, c.addrx)
+		v.addr, v.isStatic = loc.StaticAddress(d.location, int(c.addrSize), c.littleEndian, c.addrx)
 	}
 	c.vars = append(c.vars, v)
-}
-
-// staticAddress decodes a location that is a static address: DW_OP_addr A
-// or DW_OP_addrx I (resolved through addrx, the unit's .debug_addr table),
-// optionally followed by DW_OP_plus_uconst N.
-func staticAddress(expr []byte, addrSize uint32, littleEndian bool, addrx func(uint64) (uint64, bool)) (uint64, bool) {
-	const opAddr, opAddrx, opPlusUconst = 0x03, 0xa1, 0x23
-	var a uint64
-	var rest []byte
-	switch {
-	case len(expr) >= 1+int(addrSize) && expr[0] == opAddr:
-		for k := 0; k < int(addrSize); k++ {
-			i := 1 + k
-			if littleEndian {
-				i = int(addrSize) - k
-			}
-			a = a<<8 | uint64(expr[i])
-		}
-		rest = expr[1+addrSize:]
-	case len(expr) >= 2 && expr[0] == opAddrx && addrx != nil:
-		idx, n := uleb(expr[1:])
-		if n == 0 {
-			return 0, false
-		}
-		var ok bool
-		if a, ok = addrx(idx); !ok {
-			return 0, false
-		}
-		rest = expr[1+n:]
-	default:
-		return 0, false
-	}
-	if len(rest) > 1 && rest[0] == opPlusUconst {
-		a += plusUconst(rest)
-	}
-	return a, true
-}
-
-// uleb decodes an unsigned LEB128 number and returns it with its length (0
-// if b ends first).
-func uleb(b []byte) (uint64, int) {
-	var v uint64
-	for i, x := range b {
-		if i < 10 {
-			v |= uint64(x&0x7f) << (7 * i)
-		}
-		if x&0x80 == 0 {
-			return v, i + 1
-		}
-	}
-	return 0, 0
 }
 
 // emitVars appends the unit's VARs (and their DECL_TAGs) to its Spec and
 // returns where each goes. It must run after emit, which assigns type IDs.
 //
-// With Options.Verbose it also writes pahole -V's lines to c.varLog: a
-// "search cu" line for the unit when variables are encoded and the file
-// has symbols, then one line per variable encoded.
+// With Options.Log it also keeps the reports in c.varLog: the unit, when
+// variables are encoded and the file has symbols, then each variable
+// encoded.
 func (c *cuTypes) emitVars(e *elfInfo) ([]secEntry, error) {
 	var out []secEntry
-	verbose := c.opts.Verbose != nil
+	verbose := c.opts.Log != nil
 	if verbose && e.vars && e.symtab {
-		c.varLog = fmt.Appendf(c.varLog, "search cu '%s' for percpu global variables.\n", c.unitName)
+		c.varLog = append(c.varLog, logEntry{kind: logUnit, unit: c.unitName})
 	}
 	for i := range c.vars {
 		v := &c.vars[i]
@@ -225,7 +177,7 @@ func (c *cuTypes) emitVars(e *elfInfo) ([]secEntry, error) {
 			}
 			return nil, fmt.Errorf("variable %q has void type", name)
 		}
-		size := c.sizeOfType(ref)
+		size := c.recordSize(ref, true)
 		if size == 0 || size > 0xffffffff || addr > 0xffffffff {
 			continue
 		}
@@ -234,7 +186,7 @@ func (c *cuTypes) emitVars(e *elfInfo) ([]secEntry, error) {
 			linkage = btf.LinkageGlobal
 		}
 		if verbose {
-			c.varLog = fmt.Appendf(c.varLog, "Variable '%s' from CU '%s' at address 0x%x encoded\n", name, c.unitName, addr)
+			c.varLog = append(c.varLog, logEntry{kind: logVariable, name: name, unit: c.unitName, addr: addr})
 		}
 		id := c.spec.AddVar(c.kabi(name), typ, linkage)
 		for _, tag := range v.tags {
@@ -259,31 +211,6 @@ func (c *cuTypes) findVar(off uint64) *varRec {
 		return &c.vars[i]
 	}
 	return nil
-}
-
-// sizeOfType is pahole's tag__size: the byte size of the type at ref,
-// through typedefs and modifiers, arrays multiplied out.
-func (c *cuTypes) sizeOfType(ref uint64) uint64 {
-	mult := uint64(1)
-	for hops := 0; ref != 0 && hops < 64; hops++ {
-		i, ok := c.find(ref)
-		if !ok {
-			return 0
-		}
-		r := &c.recs[i]
-		switch r.kind {
-		case btf.KindArray:
-			mult *= uint64(r.nelems)
-			ref = r.ref
-		case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag, recSkip:
-			ref = r.ref
-		case btf.KindPtr, btf.KindFuncProto:
-			return mult * uint64(c.addrSize)
-		default:
-			return mult * uint64(r.size)
-		}
-	}
-	return 0
 }
 
 // skipVariableName reports names pahole leaves out: made by macros or the
@@ -351,24 +278,4 @@ func appendDatasecs(s *btf.Spec, e *elfInfo, entries []secEntry) error {
 		i = j
 	}
 	return nil
-}
-
-// plusUconst evaluates the location expressions compilers use for member
-// offsets: DW_OP_plus_uconst N or DW_OP_constu N. Anything else gives 0, as
-// in pahole (which also prints a warning).
-func plusUconst(expr []byte) uint64 {
-	const opConstu, opPlusUconst = 0x10, 0x23
-	if len(expr) == 0 || (expr[0] != opPlusUconst && expr[0] != opConstu) {
-		return 0
-	}
-	var v uint64
-	var shift uint
-	for _, b := range expr[1:] {
-		v |= uint64(b&0x7f) << shift
-		if b&0x80 == 0 {
-			break
-		}
-		shift += 7
-	}
-	return v
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/dwarf"
 )
 
 // dieStream yields the DIEs of one unit in order, the unit DIE first.
@@ -62,7 +63,7 @@ func (c *cuTypes) walk(src dieStream) (lang uint64, clang bool, err error) {
 		if depth == 0 {
 			c.unitTag = d.tag
 			lang, clang = d.language, strings.Contains(d.producer, "clang")
-			if c.opts.Verbose != nil {
+			if c.opts.Log != nil {
 				c.unitName = d.nm()
 			}
 			// Each unit has its own slice of .debug_addr (a merged
@@ -77,13 +78,12 @@ func (c *cuTypes) walk(src dieStream) (lang uint64, clang bool, err error) {
 			continue
 		}
 		// The DIE's frame is filled in place, in a slot pushed for it when
-		// the DIE has children. Returned by value, the frame was written
+		// the DIE has children: returned by value, it would be written
 		// field by field and then copied with 16-byte loads, which the
 		// processor cannot forward from the narrower stores still in
-		// flight; pprof put about a third of visit's samples on that copy.
-		// A leaf's frame is never read (visit only sets frames), so a
-		// leaf, most DIEs (members above all), writes into a scratch one,
-		// neither pushed nor cleared.
+		// flight. A leaf's frame is never read (visit only sets frames),
+		// so a leaf, most DIEs (members above all), writes into a scratch
+		// one, neither pushed nor cleared.
 		n := len(stack)
 		var parent *frame
 		if n > 0 {
@@ -118,7 +118,7 @@ func (c *cuTypes) walk(src dieStream) (lang uint64, clang bool, err error) {
 func (c *cuTypes) visit(d *digest, parent *frame, depth int, f *frame) {
 	feats := &c.opts.Features
 	c.curOff = d.off
-	if d.tag == tagVariable && depth == 1 {
+	if d.tag == dwarf.TagVariable && depth == 1 {
 		c.variable(d)
 		f.kind, f.rec = frameVar, len(c.vars)-1
 		return
@@ -127,7 +127,7 @@ func (c *cuTypes) visit(d *digest, parent *frame, depth int, f *frame) {
 		switch parent.kind {
 		case frameStruct:
 			switch d.tag {
-			case tagMember:
+			case dwarf.TagMember:
 				// Filled in place, as the frame is (see walk).
 				c.memberStack = append(c.memberStack, memberRec{})
 				m := &c.memberStack[len(c.memberStack)-1]
@@ -141,25 +141,25 @@ func (c *cuTypes) visit(d *digest, parent *frame, depth int, f *frame) {
 					f.kind, f.component, f.target = frameMember, int32(parent.members-1), c.recs[parent.rec].off
 				}
 				return
-			case tagInheritance:
+			case dwarf.TagInheritance:
 				parent.members++
 				return
-			case tagLLVMAnnotation:
+			case dwarf.TagLLVMAnnotation:
 				c.declTag(d, c.recs[parent.rec].off, -1)
 				return
 			}
 		case frameMember:
-			if d.tag == tagLLVMAnnotation {
+			if d.tag == dwarf.TagLLVMAnnotation {
 				c.declTag(d, parent.target, parent.component)
 			}
 			return
 		case frameEnum:
-			if d.tag == tagEnumerator {
+			if d.tag == dwarf.TagEnumerator {
 				c.enumStack = append(c.enumStack, enumRec{name: c.nameStr(d), val: d.constValue})
 				return
 			}
 		case frameArray:
-			if d.tag == tagSubrangeType {
+			if d.tag == dwarf.TagSubrangeType {
 				// pahole reads a constant upper bound (plus one) or else a
 				// constant count; a bound it cannot read as a constant
 				// (a VLA's) counts as 0 without looking at the count.
@@ -176,15 +176,15 @@ func (c *cuTypes) visit(d *digest, parent *frame, depth int, f *frame) {
 			}
 		case frameProto:
 			switch d.tag {
-			case tagFormalParameter:
+			case dwarf.TagFormalParameter:
 				c.paramStack = append(c.paramStack, paramRec{name: c.nameStr(d), ref: d.typ})
 				return
-			case tagUnspecifiedParams:
+			case dwarf.TagUnspecifiedParameters:
 				c.recs[parent.rec].vararg = true
 				return
 			}
 		case framePointer:
-			if d.tag == tagLLVMAnnotation {
+			if d.tag == dwarf.TagLLVMAnnotation {
 				if feats.TypeTag && d.nm() == "btf_type_tag" {
 					i := c.add(d, btf.KindTypeTag)
 					c.recs[i].name = c.str(d.constString)
@@ -193,13 +193,13 @@ func (c *cuTypes) visit(d *digest, parent *frame, depth int, f *frame) {
 				return
 			}
 		case frameVar:
-			if d.tag == tagLLVMAnnotation && feats.DeclTag && d.nm() == "btf_decl_tag" {
+			if d.tag == dwarf.TagLLVMAnnotation && feats.DeclTag && d.nm() == "btf_decl_tag" {
 				v := &c.vars[parent.rec]
 				v.tags = append(v.tags, c.str(d.constString))
 			}
 			return
 		case frameTypedef:
-			if d.tag == tagLLVMAnnotation {
+			if d.tag == dwarf.TagLLVMAnnotation {
 				c.declTag(d, c.recs[parent.rec].off, -1)
 				return
 			}
@@ -221,9 +221,9 @@ func (c *cuTypes) visitType(d *digest, f *frame) {
 		return
 	}
 	switch d.tag {
-	case tagBaseType:
+	case dwarf.TagBaseType:
 		c.baseType(d)
-	case tagPointerType, tagReferenceType, tagRvalueRefType:
+	case dwarf.TagPointerType, dwarf.TagReferenceType, dwarf.TagRvalueReferenceType:
 		// BTF has no reference kind; at the ABI level a C++ reference is
 		// a pointer. (pahole stops with "Unsupported" on these.)
 		if !d.children {
@@ -232,23 +232,23 @@ func (c *cuTypes) visitType(d *digest, f *frame) {
 		}
 		i := c.addUnordered(d, btf.KindPtr) // numbered after its TYPE_TAGs, at close
 		f.kind, f.rec, f.start = framePointer, i, len(c.tagStack)
-	case tagConstType:
+	case dwarf.TagConstType:
 		c.add(d, btf.KindConst)
-	case tagVolatileType:
+	case dwarf.TagVolatileType:
 		c.add(d, btf.KindVolatile)
-	case tagRestrictType:
+	case dwarf.TagRestrictType:
 		c.add(d, btf.KindRestrict)
-	case tagAtomicType:
+	case dwarf.TagAtomicType:
 		c.add(d, recSkip)
-	case tagUnspecifiedType:
+	case dwarf.TagUnspecifiedType:
 		c.add(d, recVoid)
-	case tagPtrToMemberType, tagStringType:
+	case dwarf.TagPtrToMemberType, dwarf.TagStringType:
 		c.add(d, recIgnored)
-	case tagTypedef:
+	case dwarf.TagTypedef:
 		i := c.add(d, btf.KindTypedef)
 		c.recs[i].name = c.nameStr(d)
 		f.kind, f.rec = frameTypedef, i
-	case tagStructureType, tagClassType, tagUnionType:
+	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType:
 		name := c.nameStr(d)
 		if name == 0 && d.specification != 0 {
 			if j, ok := c.find(d.specification); ok {
@@ -258,11 +258,11 @@ func (c *cuTypes) visitType(d *digest, f *frame) {
 		if d.declaration {
 			i := c.add(d, btf.KindFwd)
 			c.recs[i].name = name
-			c.recs[i].kflag = d.tag == tagUnionType
+			c.recs[i].kflag = d.tag == dwarf.TagUnionType
 			return
 		}
 		k := btf.KindStruct
-		if d.tag == tagUnionType {
+		if d.tag == dwarf.TagUnionType {
 			k = btf.KindUnion
 		}
 		var i int
@@ -274,18 +274,18 @@ func (c *cuTypes) visitType(d *digest, f *frame) {
 		c.recs[i].name = name
 		c.recs[i].size = uint32(d.byteSize)
 		f.kind, f.rec, f.start, f.annot = frameStruct, i, len(c.memberStack), d.gnuAnnot
-	case tagEnumerationType:
+	case dwarf.TagEnumerationType:
 		i := c.enumType(d, false)
 		f.kind, f.rec, f.start = frameEnum, i, len(c.enumStack)
-	case tagArrayType:
+	case dwarf.TagArrayType:
 		i := c.add(d, btf.KindArray)
 		c.recs[i].nelems = 1
 		c.hasArray = true
 		f.kind, f.rec = frameArray, i
-	case tagSubroutineType:
+	case dwarf.TagSubroutineType:
 		i := c.add(d, btf.KindFuncProto)
 		f.kind, f.rec, f.start = frameProto, i, len(c.paramStack)
-	case tagGNUAnnotation:
+	case dwarf.TagGNUAnnotation:
 		// gcc writes them among the unit's top-level entries.
 		c.gnu.addAnnotation(d)
 	}
@@ -356,14 +356,13 @@ func (c *cuTypes) enumSignedness() {
 }
 
 // grow returns s with room for n more elements, doubling its capacity when
-// it must grow past doubleFrom elements. append grows a large slice by about
-// a quarter at a time, which is fine for a converter's buffers, reused from
-// unit to unit at the size of the largest; but the one converter of a
-// merged conversion (an LTO kernel: a million types in one unit) then copied
-// its records about five times over, each time into fresh memory; doubling
-// copies each record at most about twice. Below doubleFrom, append's own
-// growth keeps the per-unit buffers tight, where doubling would add to the
-// peak memory of every conversion.
+// it must grow past doubleFrom elements, so that each record is copied at
+// most about twice however large the unit (the one unit of a merged
+// conversion, an LTO kernel's, has a million types): append grows a large
+// slice by about a quarter at a time, which is fine for a converter's
+// buffers, reused from unit to unit at the size of the largest. Below
+// doubleFrom, append's own growth keeps the per-unit buffers tight, where
+// doubling would add to the peak memory of every conversion.
 func grow[T any](s []T, n int) []T {
 	if cap(s)-len(s) >= n || cap(s) < doubleFrom {
 		return s

@@ -55,3 +55,9 @@ func (f *File) btfSection(path, name string) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// SectionBTF returns a copy of the named section's contents (decompressed
+// if need be), for BTF sections such as .BTF and .BTF.base: nil when the
+// file has no such section; an error naming the file and section for one
+// without contents.
+func (f *File) SectionBTF(name string) ([]byte, error) { return f.btfSection(f.name, name) }

@@ -172,3 +172,25 @@ func (f *File) unzstd(s *Section, src []byte, size uint64, hdr int) ([]byte, err
 	}
 	return out, nil
 }
+
+// UncompressedSize returns the size of section s's contents once
+// decompressed: the size its ELF compression header declares when it is
+// SHF_COMPRESSED (and the header is there), else its size as stored. (A
+// legacy .zdebug_* section counts as stored, as debug/elf counts it.)
+func (f *File) UncompressedSize(s *Section) uint64 {
+	if s.Flags&elf.SHF_COMPRESSED == 0 || s.Type == elf.SHT_NOBITS {
+		return s.Size
+	}
+	raw, err := f.rawData(s)
+	if err != nil {
+		return s.Size
+	}
+	if f.Class == elf.ELFCLASS32 {
+		if len(raw) >= 12 {
+			return uint64(f.ByteOrder.Uint32(raw[4:]))
+		}
+	} else if len(raw) >= 24 {
+		return f.ByteOrder.Uint64(raw[8:])
+	}
+	return s.Size
+}

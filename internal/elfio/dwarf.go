@@ -205,9 +205,8 @@ func (f *File) DWARFSectionsAt(addrs []uint64, names ...string) (*DebugSections,
 	// A piece that was copied (relocated, decompressed or joined) is read
 	// from its copy from now on, and its relocation tables were read once:
 	// their pages of the mapping leave the resident memory. On a module
-	// that is most of what was read (xfs.ko: 17.5 MB of .rela.debug_info
-	// and 11 MB of .debug_info), which would otherwise count in the peak
-	// beside the copies until Close.
+	// that is most of what was read, which would otherwise count in the
+	// peak beside the copies until Close.
 	for _, g := range groups {
 		if len(g) == 0 || len(g) == 1 && len(relocs[g[0].sec.Index]) == 0 && !g[0].owned {
 			continue // handed out as a slice of the mapping

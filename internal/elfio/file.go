@@ -5,8 +5,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"syscall"
+	"unsafe"
 
 	"github.com/gobtf/gobtf/internal/hugemem"
 )
@@ -42,6 +44,10 @@ type File struct {
 
 	sections []Section
 	byName   map[string]int
+
+	// fd is the file Open opened, kept for WriteSections until Close;
+	// nil for a File made by NewFile.
+	fd *os.File
 }
 
 // mmapThreshold is the size below which Open reads a file instead of mapping
@@ -50,10 +56,23 @@ const mmapThreshold = 64 << 10
 
 // Open opens the ELF file at path and parses its header and section table.
 // Regular files of at least 64 KiB are memory-mapped read-only; others are
-// read into memory.
+// read into memory. The file stays open until Close, so that the sections
+// written with WriteSections replace those of the file read.
 func Open(path string) (*File, error) {
-	data, mapped, err := load(path)
+	fi, err := os.Stat(path)
 	if err != nil {
+		return nil, err
+	}
+	if err := RegularFile(path, fi); err != nil {
+		return nil, err
+	}
+	fd, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	data, mapped, err := readAll(path, fd)
+	if err != nil {
+		fd.Close()
 		return nil, err
 	}
 	f, err := NewFile(path, data)
@@ -61,20 +80,33 @@ func Open(path string) (*File, error) {
 		if mapped {
 			syscall.Munmap(data)
 		}
+		fd.Close()
 		return nil, err
 	}
-	f.mapped = mapped
+	f.mapped, f.fd = mapped, fd
 	return f, nil
 }
 
-// load returns the contents of the file at path, mapped (read-only, shared)
-// when worthwhile.
-func load(path string) (data []byte, mapped bool, err error) {
-	m, err := mapFile(path, syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil || m != nil {
-		return m, m != nil, err
+// readAll returns the contents of the open file fd, named path: mapped
+// read-only and shared when it is large enough to be worth it, and read
+// otherwise. fd must be a regular file (checked again, as it may have
+// changed since the caller looked).
+func readAll(path string, fd *os.File) (data []byte, mapped bool, err error) {
+	fi, err := fd.Stat()
+	if err != nil {
+		return nil, false, err
 	}
-	if data, err = os.ReadFile(path); err != nil {
+	if err := RegularFile(path, fi); err != nil {
+		return nil, false, err
+	}
+	size := fi.Size()
+	if size >= mmapThreshold && size == int64(int(size)) {
+		if m, err := syscall.Mmap(int(fd.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED); err == nil {
+			return m, true, nil
+		}
+	}
+	data = make([]byte, size)
+	if _, err := io.ReadFull(io.NewSectionReader(fd, 0, size), data); err != nil {
 		return nil, false, fmt.Errorf("reading %s: %w", path, err)
 	}
 	return data, false, nil
@@ -124,18 +156,50 @@ func RegularFile(path string, fi os.FileInfo) error {
 	return nil
 }
 
-// Close releases the file's memory. Section data and symbol names obtained
-// from the File must not be used afterwards.
+// Close releases the file's memory and closes it. Section data and symbol
+// names obtained from the File must not be used afterwards.
 func (f *File) Close() error {
-	data := f.data
-	f.data = nil
+	err := f.Unmap()
 	f.sections = nil
 	f.byName = nil
+	if f.fd != nil {
+		if cerr := f.fd.Close(); err == nil {
+			err = cerr
+		}
+		f.fd = nil
+	}
+	return err
+}
+
+// Unmap releases the file's memory but keeps what WriteSections needs: its
+// header fields and its section table stay, its contents go. Section data
+// and symbol names obtained from the File must not be used afterwards, nor
+// any method that reads the contents.
+func (f *File) Unmap() error {
+	data := f.data
+	f.data = nil
 	if f.mapped {
 		f.mapped = false
 		return syscall.Munmap(data)
 	}
 	return nil
+}
+
+// Release tells the kernel that the whole pages of b, a slice of the
+// file's mapping, are not needed for now: they leave the process's resident
+// memory, and a later read faults them in again from the page cache, so it
+// never changes what b reads. Slices that are not inside the mapping
+// (decompressed or relocated copies) are left alone.
+func (f *File) Release(b []byte) {
+	if len(b) == 0 || !f.mapped {
+		return
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(f.data)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if p < base || p-base > uintptr(len(f.data)) || uintptr(len(b)) > uintptr(len(f.data))-(p-base) {
+		return
+	}
+	hugemem.DropPages(b)
 }
 
 // dropPages tells the kernel that the whole pages of the file's mapping

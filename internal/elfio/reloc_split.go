@@ -7,11 +7,10 @@ import (
 	"sync"
 )
 
-// A module's .debug_info is the one big relocated section: 11 MB and 1.1 M
-// RELA entries for xfs.ko. Copying it and applying its relocations on one
-// core is a fifth of the module's whole encoding time, so relocCopy splits
-// the work into pieces, one per core, each of which copies a byte range of
-// the section and applies the entries that patch it.
+// A module's .debug_info is the one big relocated section, which copying
+// and relocating on one core would leave the others idle for: relocCopy
+// splits the work into pieces, one per core, each of which copies a byte
+// range of the section and applies the entries that patch it.
 //
 // Why the result is the same as applying every entry in order to one copy:
 // pieces are cut between entries, at byte offsets chosen so that each

@@ -273,3 +273,29 @@ func TestRelocationUnappliedType(t *testing.T) {
 		t.Error("other relocations of .debug_info were not applied as before")
 	}
 }
+
+// TestApplyULEB: a ULEB128 field under a relocation keeps its length, is
+// set or decreased, and an unterminated one is an error naming it.
+func TestApplyULEB(t *testing.T) {
+	f := &File{name: "t.o"}
+	tgt := &Section{Name: ".debug_rnglists"}
+	dst := []byte{0xff, 0x80 | 5, 0x80, 0, 0xff}
+	if err := f.applyULEB(dst, 1, opSetULEB, 300, tgt); err != nil {
+		t.Fatal(err)
+	}
+	if want := []byte{0xff, 0x80 | 44, 0x80 | 2, 0, 0xff}; !bytes.Equal(dst, want) {
+		t.Errorf("set: % x, want % x", dst, want)
+	}
+	if err := f.applyULEB(dst, 1, opSubULEB, 44, tgt); err != nil {
+		t.Fatal(err)
+	}
+	if want := []byte{0xff, 0x80, 0x80 | 2, 0, 0xff}; !bytes.Equal(dst, want) {
+		t.Errorf("sub: % x, want % x", dst, want)
+	}
+	if err := f.applyULEB([]byte{0x80, 0x80}, 0, opSetULEB, 1, tgt); err == nil || !strings.Contains(err.Error(), "unterminated") {
+		t.Errorf("unterminated field: %v", err)
+	}
+	if err := f.applyULEB(append(bytes.Repeat([]byte{0x80}, 10), 0), 0, opSetULEB, 1, tgt); err == nil {
+		t.Error("an 11-byte field was accepted")
+	}
+}

@@ -69,6 +69,25 @@ func WriteSections(path string, secs []NewSection) error {
 		return err
 	}
 	defer src.Close()
+	return writeSections(path, src, secs)
+}
+
+// WriteSections is the package-level WriteSections for the file f was
+// opened from (by Open), which it reads again through the descriptor Open
+// kept: the file is not opened a second time, and may have been unmapped
+// (Unmap).
+func (f *File) WriteSections(secs []NewSection) error {
+	if err := checkNewSections(secs); err != nil {
+		return fmt.Errorf("%s: %w", f.name, err)
+	}
+	if f.fd == nil {
+		return fmt.Errorf("%s: not opened by elfio.Open (or closed)", f.name)
+	}
+	return writeSections(f.name, f.fd, secs)
+}
+
+// writeSections writes secs into the file at path, open as src.
+func writeSections(path string, src *os.File, secs []NewSection) error {
 	fi, err := src.Stat()
 	if err != nil {
 		return err

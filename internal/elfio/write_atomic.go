@@ -14,8 +14,9 @@ import (
 	"syscall"
 )
 
-// Atomic replacement. The new contents go to a temporary file in the
-// target's directory, so that the final rename stays on one file system:
+// Atomic replacement, for every file gobtf writes (WriteSections, WriteFile).
+// The new contents go to a temporary file in the target's directory, so that
+// the final rename stays on one file system:
 //
 //   - On Linux the temporary file is unnamed (O_TMPFILE): a crash or a kill
 //     while it is written leaves nothing behind. Once it is complete and
@@ -32,14 +33,44 @@ import (
 // same file, which then fails with a clear error and leaves the target
 // intact).
 
-// writeHook, when set (by tests only), is called at each stage of a write:
-// "created", "copied", "written", "synced", "linked" and "renamed".
-var writeHook func(stage string)
+// WriteHook, when set, is called at each stage of a write: "created",
+// "copied" (WriteSections), "written", "synced", "linked" (O_TMPFILE) and
+// "renamed". It is for tests, of this package and of the commands that
+// write files, which stop or kill a writer at a stage; programs leave it
+// nil.
+var WriteHook func(stage string)
 
 func hook(stage string) {
-	if writeHook != nil {
-		writeHook(stage)
+	if WriteHook != nil {
+		WriteHook(stage)
 	}
+}
+
+// WriteFile writes data to the file at path atomically, as WriteSections
+// writes the ELF file: path holds its old contents or all of the new ones,
+// never a part, and an error leaves it and its folder as they were. An
+// existing file keeps its mode (and, when running as root, its owner); a
+// new one gets 0644 less the umask. A symbolic link is followed. Errors
+// name path and, when the temporary file cannot be made, its folder.
+func WriteFile(path string, data []byte) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return fmt.Errorf("%s: is a directory", path)
+	case err == nil && !fi.Mode().IsRegular():
+		return fmt.Errorf("%s: not a regular file", path)
+	case errors.Is(err, fs.ErrNotExist):
+		fi = nil
+	case err != nil:
+		return err
+	}
+	return replaceFile(path, fi, func(dst *os.File) error {
+		if _, err := dst.Write(data); err != nil {
+			return err
+		}
+		hook("written")
+		return nil
+	})
 }
 
 // useTmpfile can be cleared by tests to exercise the named fallback.
@@ -91,15 +122,16 @@ type tempFile struct {
 	name string
 }
 
-// createNamedTemp creates the temporary file under a fresh name.
-func createNamedTemp(dir, base string) (*tempFile, error) {
+// createNamedTemp creates the temporary file under a fresh name, with the
+// permissions perm (less the umask).
+func createNamedTemp(dir, base string, perm os.FileMode) (*tempFile, error) {
 	for range 100 {
 		name, err := tempName(base)
 		if err != nil {
 			return nil, err
 		}
 		full := filepath.Join(dir, name)
-		f, err := os.OpenFile(full, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err := os.OpenFile(full, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -112,33 +144,29 @@ func createNamedTemp(dir, base string) (*tempFile, error) {
 }
 
 // replaceFile writes a new version of path with fill and atomically puts it
-// in place of path (of which fi is the stat). A symbolic link is followed:
-// the file it points to is replaced. A nil fi means path does not exist
-// yet: it is created, with mode 0644.
+// in place of path (of which fi is the stat; nil when path does not exist
+// yet). A symbolic link is followed: the file it points to is replaced.
 func replaceFile(path string, fi os.FileInfo, fill func(*os.File) error) (err error) {
 	target := path
+	perm := os.FileMode(0o644) // a new file's, less the umask
 	if fi != nil {
 		if target, err = filepath.EvalSymlinks(path); err != nil {
 			return err
 		}
+		perm = 0o600 // then the original's (copyOwnerAndMode)
 	}
 	dir, base := filepath.Dir(target), filepath.Base(target)
 	removeStaleTemps(dir, base)
 
 	var tmp *tempFile
 	if useTmpfile {
-		tmp, err = createUnnamedTemp(dir)
+		tmp, err = createUnnamedTemp(dir, perm)
 	}
 	if tmp == nil && err == nil {
-		tmp, err = createNamedTemp(dir, base)
+		tmp, err = createNamedTemp(dir, base, perm)
 	}
 	if err != nil {
-		// The temporary file's name means nothing to the user: say the folder.
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return fmt.Errorf("%s: cannot create a file in folder %s: %w", path, dir, err)
+		return tempFileError(path, dir, err)
 	}
 	var stopSignals func()
 	if tmp.name != "" {
@@ -160,8 +188,10 @@ func replaceFile(path string, fi os.FileInfo, fill func(*os.File) error) (err er
 	if err := fill(tmp.f); err != nil {
 		return fmt.Errorf("%s: writing the new version to a temporary file in %s: %w", path, dir, err)
 	}
-	if err := copyOwnerAndMode(tmp.f, fi); err != nil {
-		return fmt.Errorf("%s: giving the new version the original's owner and mode: %w", path, err)
+	if fi != nil {
+		if err := copyOwnerAndMode(tmp.f, fi); err != nil {
+			return fmt.Errorf("%s: giving the new version the original's owner and mode: %w", path, err)
+		}
 	}
 	if err := tmp.f.Sync(); err != nil {
 		return fmt.Errorf("%s: syncing the new version in %s: %w", path, dir, err)
@@ -197,13 +227,23 @@ func replaceFile(path string, fi os.FileInfo, fill func(*os.File) error) (err er
 	return nil
 }
 
-// copyOwnerAndMode gives f the permission bits of fi and, when running as
-// root, its owner and group (chown first: it clears set-id bits); with a
-// nil fi (a new file), mode 0644.
-func copyOwnerAndMode(f *os.File, fi os.FileInfo) error {
-	if fi == nil {
-		return f.Chmod(0o644)
+// tempFileError explains a failure to create the temporary file by the
+// target's own path and folder: the temporary file's name means nothing to
+// the user.
+func tempFileError(path, dir string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
 	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: cannot write: folder %s does not exist (create it, or name a file in an existing folder): %w", path, dir, err)
+	}
+	return fmt.Errorf("%s: cannot create a file in folder %s: %w", path, dir, err)
+}
+
+// copyOwnerAndMode gives f the permission bits of fi and, when running as
+// root, its owner and group (chown first: it clears set-id bits).
+func copyOwnerAndMode(f *os.File, fi os.FileInfo) error {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 {
 		if err := f.Chown(int(st.Uid), int(st.Gid)); err != nil {
 			return err

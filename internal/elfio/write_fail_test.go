@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -243,7 +244,7 @@ func TestWriteHelperProcess(t *testing.T) {
 	}
 	stage := os.Getenv("GOBTF_WRITE_STAGE")
 	useTmpfile = os.Getenv("GOBTF_WRITE_NAMED") == ""
-	writeHook = func(s string) {
+	WriteHook = func(s string) {
 		if s == stage {
 			os.Stdout.WriteString("at " + s + "\n")
 			time.Sleep(time.Hour)
@@ -347,4 +348,126 @@ func mustOpenELF(t *testing.T, path string) *elf.File {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// TestWriteFile: a new file gets 0644 less the umask, an existing one
+// keeps its mode; a folder that is missing, a target that is a folder, a
+// full file system and a read-only one are errors naming the target that
+// leave the folder as it was.
+func TestWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.btf")
+	if err := WriteFile(path, []byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	old := syscall.Umask(0)
+	syscall.Umask(old)
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644&^os.FileMode(old) {
+		t.Errorf("new file mode %v, want %v", fi.Mode().Perm(), 0o644&^os.FileMode(old))
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(path, []byte("two")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("replaced file mode %v, want 0600 kept", fi.Mode().Perm())
+	}
+	checkIntact(t, path, []byte("two"))
+	missing := filepath.Join(dir, "no", "out.btf")
+	if err := WriteFile(missing, nil); err == nil || !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), missing) {
+		t.Errorf("missing folder: %v", err)
+	}
+	if err := WriteFile(dir, nil); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("folder: %v", err)
+	}
+	for _, tmpfile := range []bool{true, false} {
+		func() {
+			defer func(v bool) { useTmpfile = v }(useTmpfile)
+			useTmpfile = tmpfile
+			full := testutil.MountTmpfs(t, "1m")
+			target := filepath.Join(full, "out.btf")
+			if err := os.WriteFile(target, []byte("before"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			err := WriteFile(target, testData(2<<20, 3))
+			if err == nil || !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), target) {
+				t.Fatalf("full disk (O_TMPFILE %v): error %v, want ENOSPC naming %s", tmpfile, err, target)
+			}
+			checkIntact(t, target, []byte("before"))
+		}()
+	}
+}
+
+// TestWriteFileHelperProcess is not a test: TestWriteFileKilled runs the
+// test binary with GOBTF_WRITEFILE_HELPER set, and this function then
+// writes the file, stopping at the stage named in GOBTF_WRITE_STAGE until
+// killed.
+func TestWriteFileHelperProcess(t *testing.T) {
+	path := os.Getenv("GOBTF_WRITEFILE_HELPER")
+	if path == "" {
+		t.Skip("helper process for TestWriteFileKilled")
+	}
+	stage := os.Getenv("GOBTF_WRITE_STAGE")
+	useTmpfile = os.Getenv("GOBTF_WRITE_NAMED") == ""
+	WriteHook = func(s string) {
+		if s == stage {
+			os.Stdout.WriteString("at " + s + "\n")
+			time.Sleep(time.Hour)
+		}
+	}
+	if err := WriteFile(path, testData(1<<20, 9)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWriteFileKilled kills a process writing a file with WriteFile at
+// each stage: the target keeps its old contents, and what is left beside
+// it (the named temporary file, after a SIGKILL) is removed by the next
+// write.
+func TestWriteFileKilled(t *testing.T) {
+	for _, c := range []struct {
+		stage string
+		named bool
+	}{{"created", false}, {"written", false}, {"synced", false}, {"linked", false}, {"created", true}, {"written", true}, {"synced", true}} {
+		t.Run(fmt.Sprintf("%s named=%v", c.stage, c.named), func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "out.btf")
+			if err := os.WriteFile(path, []byte("before"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(os.Args[0], "-test.run=^TestWriteFileHelperProcess$")
+			cmd.Env = append(os.Environ(), "GOBTF_WRITEFILE_HELPER="+path, "GOBTF_WRITE_STAGE="+c.stage)
+			if c.named {
+				cmd.Env = append(cmd.Env, "GOBTF_WRITE_NAMED=1")
+			}
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			if line, _ := bufio.NewReader(out).ReadString('\n'); line != "at "+c.stage+"\n" {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("helper said %q, want it to stop at %s", line, c.stage)
+			}
+			cmd.Process.Kill()
+			cmd.Wait()
+			if got, _ := os.ReadFile(path); string(got) != "before" {
+				t.Fatalf("target changed after a kill at %s", c.stage)
+			}
+			for _, n := range dirNames(t, dir) {
+				if n != "out.btf" && !isTempName(n, "out.btf") {
+					t.Errorf("unexpected file %s", n)
+				}
+			}
+			if err := WriteFile(path, []byte("after")); err != nil {
+				t.Fatal(err)
+			}
+			checkIntact(t, path, []byte("after"))
+		})
+	}
 }

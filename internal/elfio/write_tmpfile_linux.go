@@ -20,8 +20,8 @@ const atSymlinkFollow = 0x400
 // (nil, nil) when the file system does not support O_TMPFILE, so that the
 // caller falls back to a named file, and an error for real failures (such
 // as a read-only file system).
-func createUnnamedTemp(dir string) (*tempFile, error) {
-	fd, err := syscall.Open(dir, oTmpfile|syscall.O_RDWR|syscall.O_CLOEXEC, 0o600)
+func createUnnamedTemp(dir string, perm os.FileMode) (*tempFile, error) {
+	fd, err := syscall.Open(dir, oTmpfile|syscall.O_RDWR|syscall.O_CLOEXEC, uint32(perm))
 	if err != nil {
 		if errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.EINVAL) {
 			return nil, nil

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/btffile"
 	"github.com/gobtf/gobtf/internal/dedup"
-	"github.com/gobtf/gobtf/internal/elfio"
 )
 
 // loadedBase is the base BTF of split encoding, read and prepared.
@@ -32,19 +32,20 @@ func loadBase(path string, workers int) <-chan loadedBase {
 func prepareBase(path string, workers int) loadedBase {
 	// The base is used where it lies, in a private mapping of the file (or
 	// a copy of its own when the file cannot be mapped), which each
-	// module's encoding would otherwise copy twice (elfio.MapBTF).
-	data, release, err := elfio.MapBTF(path)
+	// module's encoding would otherwise copy twice.
+	f, err := btffile.Open(path, btffile.Options{Memory: btffile.Mapped})
+	if pe, ok := btffile.IsParseError(err); ok {
+		return loadedBase{err: fmt.Errorf("--btf_base %s: %w", path, pe.Err)}
+	}
 	if err != nil {
 		return loadedBase{err: fmt.Errorf("--btf_base: %w", err)}
 	}
+	release := f.Close
 	fail := func(err error) loadedBase {
 		release()
 		return loadedBase{err: fmt.Errorf("--btf_base %s: %w", path, err)}
 	}
-	b, err := btf.ParseInPlace(data, nil)
-	if err != nil {
-		return fail(err)
-	}
+	b := f.Spec
 	// Deduplication looks up split strings in the base's string table,
 	// which needs an index; it is built while the base's types are entered
 	// as candidates, which does not need it.

@@ -1,9 +1,12 @@
 // Package encoder runs gobtf's whole-file pipelines without a command line:
 // Encode converts a file's DWARF into deduplicated BTF and writes it, as
-// "pahole -J" does (base BTF loading, conversion, deduplication, layout,
-// writing, and the process tuning that goes with them), and DedupFile
-// deduplicates a BTF file as libbpf's btf__dedup does. The gobtf command
-// maps its flags to their options and prints their errors.
+// "pahole -J" does (base BTF loading, conversion, deduplication beside it,
+// layout, writing), and DedupFile deduplicates a BTF file as libbpf's
+// btf__dedup does. The pipelines own the big buffers and the hooks between
+// their stages; they change no setting of the process, but call their
+// caller's Hooks at the phases where the gobtf command tunes it (package
+// tuning). The command maps its flags to their options and prints their
+// errors.
 package encoder
 
 import (
@@ -15,14 +18,14 @@ import (
 	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/dedup"
 	"github.com/gobtf/gobtf/internal/dwarf2btf"
+	"github.com/gobtf/gobtf/internal/elfio"
+	"github.com/gobtf/gobtf/internal/hugemem"
 )
 
 // Options says what Encode does.
 type Options struct {
 	// Convert holds the conversion's options: features, workers (Jobs,
-	// taken as 1 when lower), language filter and kABI prefix. Its hooks
-	// (OnConvert, OnJoined, BeforeUnit) belong to Encode: those set here
-	// are ignored.
+	// taken as 1 when lower), language filter, kABI prefix and -V's log.
 	Convert dwarf2btf.Options
 
 	// Base is the path of the base BTF (raw, or an ELF file's .BTF) to
@@ -37,25 +40,29 @@ type Options struct {
 	// SkipDedup writes the one-to-one conversion, not deduplicated.
 	SkipDedup bool
 
-	// LimitCPUs caps the CPUs the call runs on (GOMAXPROCS) at
-	// Convert.Jobs, as pahole's -j N runs N threads: besides the
-	// converters there are goroutines that read the ELF side, join the
-	// units, fault memory in and share deduplication's work, and in a
-	// kernel build, where make runs many encodings at once, each would
-	// otherwise take more CPUs than it was given. The setting is
-	// process-wide and restored on return.
-	LimitCPUs bool
-
 	// MergeBaseCopies runs, for split BTF, a second deduplication where
 	// the first kept a module type apart from its base copy (see
 	// deduplicate): gobtf's own improvement on pahole, whose output keeps
 	// such copies; the strings then come in libbpf's order, not pahole's.
 	MergeBaseCopies bool
 
-	// TuneGC lets Encode set the process's garbage collector for the
-	// input's size for the call's duration (see gcForInput); gobtf sets it
-	// unless GOGC is set in the environment.
-	TuneGC bool
+	// Hooks are called at the pipeline's phases.
+	Hooks Hooks
+}
+
+// Hooks let the caller act at Encode's phases, as gobtf tunes the process
+// there (tuning.Encoding). A nil hook is not called.
+type Hooks struct {
+	// Opened is called once the input is open and the output's storage,
+	// the biggest allocation, reserved in fresh memory, before anything
+	// else is allocated: with the file's size and its .debug_info's.
+	Opened func(fileSize int, infoSize uint64)
+	// Converting is called as the units' conversion starts
+	// (dwarf2btf.Pipeline.Converting).
+	Converting func(merged bool)
+	// Converted is called once the conversion's working memory is garbage,
+	// before deduplication allocates its own.
+	Converted func()
 }
 
 // Stats describes an Encode call, for gobtf's --stats.
@@ -86,23 +93,27 @@ func Encode(ctx context.Context, path string, o Options) (*Stats, error) {
 	}
 	opts := o.Convert
 	opts.Jobs = max(opts.Jobs, 1)
-	opts.OnConvert, opts.OnJoined, opts.BeforeUnit = nil, nil, nil
-	if o.LimitCPUs && opts.Jobs < runtime.GOMAXPROCS(0) {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(opts.Jobs))
-	}
 	if opts.Features.DistilledBase && o.Base == "" && o.Detached == "" {
 		// pahole fails the same way, after encoding: libbpf can only
 		// distill the base of split BTF.
 		return nil, fmt.Errorf("%s: the distilled_base feature needs --btf_base", path)
 	}
 	st := &Stats{Jobs: opts.Jobs, CPUs: runtime.GOMAXPROCS(0)}
-	// Open prepares the memory (see dwarf2btf.Open), before the base is
-	// read, so that the base's allocations land in prepared memory too.
+	// The output's storage is reserved first, in fresh memory, of which
+	// the part never used costs nothing; the Opened hook then prepares the
+	// heap (reserved in prepared memory, the storage would be cleared, and
+	// so made resident, whole), before the base is read, so that the
+	// base's allocations land in prepared memory too.
 	in, err := dwarf2btf.Open(path)
-	if o.TuneGC && err == nil {
-		restore, converting := gcForInput(in.InfoSize())
-		defer restore()
-		opts.OnConvert = converting
+	var out *btf.Spec
+	if err == nil {
+		// The file is opened once: the conversion reads it, and the
+		// sections written into it go through it too (write).
+		defer in.Close()
+		out = newOutput(in)
+		if o.Hooks.Opened != nil {
+			o.Hooks.Opened(in.FileSize(), in.InfoSize())
+		}
 	}
 	// The base BTF is read on the side while the input is converted, which
 	// does not need it; its errors are still reported first.
@@ -111,7 +122,7 @@ func Encode(ctx context.Context, path string, o Options) (*Stats, error) {
 	var stream *dedup.Stream
 	saved := &savedStrings{}
 	if err == nil {
-		spec, stream, err = convert(in, &opts, o, saved, st)
+		spec, stream, err = convert(in, out, &opts, o, saved, st)
 	}
 	waited := time.Now()
 	b := <-baseDone
@@ -136,29 +147,44 @@ func Encode(ctx context.Context, path string, o Options) (*Stats, error) {
 		}
 		return nil, err
 	}
-	return st, finish(path, spec, stream, saved, b, opts, o, st)
+	return st, finish(in.File(), spec, stream, saved, b, opts, o, st)
 }
 
-// convert converts the opened input. Without a base, and with more than
-// one worker and CPU, deduplication starts as the units are joined, on the
-// types joined so far, beside the conversion (dedup.Stream); the stream is
-// returned to be finished, or nil.
-func convert(in *dwarf2btf.Input, opts *dwarf2btf.Options, o Options, saved *savedStrings, st *Stats) (*btf.Spec, *dedup.Stream, error) {
+// newOutput returns the empty Spec the conversion of in joins its units
+// into, with its storage reserved (dwarf2btf.OutputSize) and advised for
+// huge pages; nil, for the conversion's own, when the .debug_info size is
+// absurd next to the file's (a corrupt compressed section's header).
+func newOutput(in *dwarf2btf.Input) *btf.Spec {
+	if in.InfoSize() > uint64(in.FileSize())*64 {
+		return nil
+	}
+	types, words := dwarf2btf.OutputSize(in.InfoSize())
+	out := btf.NewSpec(nil)
+	out.UseStorage(hugemem.Make[uint32](0, types), hugemem.Make[uint32](0, words))
+	return out
+}
+
+// convert converts the opened input into out. Without a base, and with
+// more than one worker and CPU, deduplication starts as the units are
+// joined, on the types joined so far, beside the conversion (dedup.Stream);
+// the stream is returned to be finished, or nil.
+func convert(in *dwarf2btf.Input, out *btf.Spec, opts *dwarf2btf.Options, o Options, saved *savedStrings, st *Stats) (*btf.Spec, *dedup.Stream, error) {
 	var stream *dedup.Stream
+	pipe := &dwarf2btf.Pipeline{Converting: o.Hooks.Converting}
 	if o.Base == "" && !o.SkipDedup && opts.Jobs > 1 && runtime.GOMAXPROCS(0) > 1 {
 		stream = dedup.NewStream(dedupOptions(opts.Jobs), int(in.InfoSize()/32))
-		opts.OnJoined, opts.BeforeUnit = stream.Add, stream.Hold
+		pipe.Joined, pipe.BeforeUnit = stream.Add, stream.Hold
 	}
 	if !o.SkipDedup {
-		opts.OnSavedStrings = func(at btf.TypeID, strs []string) {
+		pipe.SavedStrings = func(at btf.TypeID, strs []string) {
 			saved.add(at, strs)
 			if stream != nil {
 				stream.MarkStrings(at)
 			}
 		}
 	}
-	spec, err := in.Encode(opts, &st.Convert)
-	in.Close()
+	spec, err := in.Encode(opts, out, pipe, &st.Convert)
+	in.Unmap() // the conversion's memory: the file stays open for writing
 	if stream != nil && (err != nil || spec.NumTypes() == 0) {
 		stream.Stop()
 		stream = nil
@@ -175,17 +201,19 @@ func dedupOptions(workers int) dedup.Options {
 
 // finish deduplicates the converted types (on the base, if any), sets the
 // layout and writes the output.
-func finish(path string, spec *btf.Spec, stream *dedup.Stream, saved *savedStrings, b loadedBase, opts dwarf2btf.Options, o Options, st *Stats) error {
+func finish(file *elfio.File, spec *btf.Spec, stream *dedup.Stream, saved *savedStrings, b loadedBase, opts dwarf2btf.Options, o Options, st *Stats) error {
+	path := file.Name()
 	// The conversion's working memory (DWARF abbreviation tables, symbol
-	// tables, per-unit buffers) is garbage now: collect it before
-	// deduplication allocates its own, which then reuses it, so that the
-	// two never add up in the peak resident memory. It is not handed back
-	// to the system (debug.FreeOSMemory): deduplication would only fault
-	// it in again, page by page.
-	runtime.GC()
+	// tables, per-unit buffers) is garbage now.
+	if o.Hooks.Converted != nil {
+		o.Hooks.Converted()
+	}
 	order := spec.ByteOrder()
 	if b.spec != nil {
-		spec = btf.RebaseInPlace(spec, b.spec)
+		var err error
+		if spec, err = btf.RebaseInPlace(spec, b.spec); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
 		saved.shift(btf.TypeID(b.spec.TypeCount()))
 	}
 	if !o.SkipDedup {
@@ -201,7 +229,7 @@ func finish(path string, spec *btf.Spec, stream *dedup.Stream, saved *savedStrin
 		// As pahole: a base BTF only (split BTF has its base's table).
 		spec.SetLayout(btf.KindLayouts())
 	}
-	if err := write(path, o.Detached, spec, order, opts.Features.DistilledBase, st); err != nil {
+	if err := write(file, o.Detached, spec, order, opts.Features.DistilledBase, st); err != nil {
 		return err
 	}
 	st.TypesOut, st.StringBytesOut = spec.NumTypes(), len(spec.Strings().Bytes())

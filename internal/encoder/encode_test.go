@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/dwarf2btf"
+	"github.com/gobtf/gobtf/internal/pahole"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 
@@ -19,11 +20,11 @@ const kbuildFeatures = "encode_force,var,float,enum64,decl_tag,type_tag,optimize
 // pahole, on base.
 func kbuildOptions(t *testing.T, base, detached string) Options {
 	t.Helper()
-	fs := dwarf2btf.NewFeatureSet()
+	fs := pahole.NewFeatureSet()
 	if err := fs.ApplyList(kbuildFeatures, true); err != nil {
 		t.Fatal(err)
 	}
-	rust, err := dwarf2btf.ParseLanguages("rust")
+	rust, err := pahole.ParseLanguages("rust")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,14 +55,14 @@ func TestPaholeStringOrder(t *testing.T) {
 					}
 					part.AddStruct(false, name, uint32(4*len(ms)), ms)
 				}
-				shift := joined.AppendSpec(part)
+				shift, _ := joined.AppendSpec(part)
 				if len(u.saved) > 0 {
 					saved.add(shift+btf.TypeID(part.NumTypes())+1, u.saved)
 				}
 			}
 			in := joined
 			if base != nil {
-				in = btf.RebaseInPlace(joined, base)
+				in, _ = btf.RebaseInPlace(joined, base)
 				saved.shift(btf.TypeID(base.TypeCount()))
 			}
 			names := typeNames(in)

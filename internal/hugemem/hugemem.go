@@ -1,7 +1,8 @@
-// Package hugemem is the memory policy every stage shares: transparent huge
+// Package hugemem is the memory advice the stages share: transparent huge
 // pages where they pay (policy.go), memory faulted in ahead of a writer
 // (Ahead), and pages handed back to the system. Advice is only a hint: it
-// never changes what memory reads. docs/design.md and docs/performance.md
+// never changes what memory reads, nor any setting of the process (package
+// tuning collects after GrowHeap). docs/design.md and docs/performance.md
 // give the reasons and figures.
 package hugemem
 
@@ -20,8 +21,8 @@ const minBytes = 8 << 20
 
 // Make returns make([]T, n, c), advised for huge pages when it is large and
 // they pay here (policy.go). T must hold no pointers. Only memory fresh from
-// the system is untouched until used: made after PrepareHeap, a large slice
-// reuses the prepared memory, which the runtime then clears whole, capacity
+// the system is untouched until used: made after GrowHeap, a large slice
+// reuses that memory, which the runtime then clears whole, capacity
 // included.
 func Make[T any](n, c int) []T {
 	s := make([]T, n, c)
@@ -31,27 +32,28 @@ func Make[T any](n, c int) []T {
 	return s
 }
 
-// PrepareHeap grows the Go heap by about n bytes of huge-page-advised memory
-// and frees it again, so that the allocations that follow (up to n bytes of
-// them) land in memory that faults in 2 MiB at a time.
+// GrowHeap grows the Go heap by about n bytes of huge-page-advised memory,
+// which is garbage when it returns: once a collection has freed it, the
+// allocations that follow (up to n bytes of them) land in memory that
+// faults in 2 MiB at a time. It reports whether it grew the heap; it does
+// not for small n, on systems without the advice and where huge pages do
+// not pay (see policy.go).
 //
 // It works because the runtime maps a large allocation fresh from the
 // operating system without touching it, so the advice comes before the
 // first touch; the runtime's page allocator then hands out the lowest free
-// addresses first, which are these once the collection below has freed
-// them. Memory that is never used again costs address space only. Call it
-// once, early, with an estimate of the peak heap; it does nothing for small
-// n, on systems without the advice and where huge pages do not pay (see
-// policy.go).
-func PrepareHeap(n int) {
+// addresses first, which are these once they are freed. Memory that is
+// never used again costs address space only. The caller (package tuning)
+// calls it once, early, with an estimate of the peak heap, and then
+// collects.
+func GrowHeap(n int) bool {
 	if n < minBytes || !supported || !useHuge() {
-		return
+		return false
 	}
 	b := make([]byte, n)
 	advise(b)
 	runtime.KeepAlive(b)
-	b = nil
-	runtime.GC()
+	return true
 }
 
 // minTouched is the smallest table MakeTouched populates: below it, the

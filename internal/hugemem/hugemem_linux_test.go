@@ -5,21 +5,25 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"unsafe"
 )
 
-// TestPrepareHeapAdvisesLaterAllocations checks the mechanism PrepareHeap
-// relies on: after it, a large allocation lands in a mapping that carries
-// the huge-page advice (VmFlags "hg" in /proc/self/smaps).
-func TestPrepareHeapAdvisesLaterAllocations(t *testing.T) {
+// TestGrowHeapAdvisesLaterAllocations checks the mechanism GrowHeap relies
+// on: after it and a collection, a large allocation lands in a mapping
+// that carries the huge-page advice (VmFlags "hg" in /proc/self/smaps).
+func TestGrowHeapAdvisesLaterAllocations(t *testing.T) {
 	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
 		t.Skip("kernel without transparent huge pages")
 	}
 	forceHuge(t, true)
-	PrepareHeap(256 << 20)
+	if !GrowHeap(256 << 20) {
+		t.Fatal("GrowHeap did nothing with huge pages forced on")
+	}
+	runtime.GC()
 	b := make([]byte, 64<<20)
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	// An address inside b's 2 MiB-aligned interior.

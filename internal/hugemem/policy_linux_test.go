@@ -123,7 +123,7 @@ func TestSmallFaultCost(t *testing.T) {
 }
 
 // TestNoAdviceWithoutHuge checks that where huge pages do not pay, advise
-// (behind Make) leaves memory alone, and PrepareHeap does not grow the heap.
+// (behind Make) leaves memory alone, and GrowHeap does not grow the heap.
 func TestNoAdviceWithoutHuge(t *testing.T) {
 	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
 		t.Skip("kernel without transparent huge pages")
@@ -149,9 +149,11 @@ func TestNoAdviceWithoutHuge(t *testing.T) {
 	forceHuge(t, false)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	PrepareHeap(1 << 30)
+	if GrowHeap(1 << 30) {
+		t.Error("GrowHeap says it grew the heap with huge pages off")
+	}
 	runtime.ReadMemStats(&after)
 	if after.HeapSys >= before.HeapSys+1<<30 {
-		t.Errorf("PrepareHeap grew the heap from %d to %d bytes with huge pages off", before.HeapSys, after.HeapSys)
+		t.Errorf("GrowHeap grew the heap from %d to %d bytes with huge pages off", before.HeapSys, after.HeapSys)
 	}
 }

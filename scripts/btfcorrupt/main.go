@@ -73,7 +73,7 @@ func corrupt(path, name string, by uint32) error {
 func write(path string, data []byte) error {
 	f, err := elfio.Open(path)
 	if errors.Is(err, elfio.ErrNotELF) {
-		return os.WriteFile(path, data, 0o644)
+		return elfio.WriteFile(path, data)
 	}
 	if err != nil {
 		return err

@@ -10,7 +10,7 @@
 // use_second and use_file take structs of two registers of which clang
 // passes only one member (p.b, f.file) in one register: true_signature
 // encodes that member in the parameter's place, named p__b and f__file.
-// The expectations are in funcs_fixture_test.go (TestFuncsNocall).
+// The expectations are in internal/dwarf2btf/functions_test.go (TestFuncsNocall).
 
 volatile long sink;
 

@@ -1,7 +1,7 @@
 // build: $CC -O2 -g -std=gnu11 -nostdlib -static -Wl,-e,main -o $OUT $SRC $DIR/rules_b.c
 //
 // Cases where pahole 1.31 leaves functions out (the expectations are in
-// funcs_fixture_test.go, derived from pahole's btf_encoder.c):
+// internal/dwarf2btf/functions_test.go, derived from pahole's btf_encoder.c):
 //   - dup_static: a static function defined in both units at two addresses
 //     (ambiguous address);
 //   - incons: inlined-only here with one parameter, out of line in rules_b.c

@@ -4,7 +4,7 @@
 // of BTF ("NAME : skipping BTF encoding of function due to REASON"); the
 // lines pahole master prints for a gcc and a clang build are in
 // skips.gcc.want and skips.clang.want (commands there), and
-// funcs_verbose_test.go compares gobtf's with them.
+// internal/pahole/verbose_test.go compares gobtf's with them.
 //   - dup_static: static in both units at two addresses (ambiguous address);
 //   - drop_first, cprop: an unused parameter and one always given the same
 //     constant; gcc makes .constprop clones without them (optimized

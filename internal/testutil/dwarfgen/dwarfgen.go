@@ -1,12 +1,16 @@
 // Package dwarfgen builds DWARF units and minimal ELF files by hand, for
 // tests that need inputs no compiler emits (rare forms and header variants,
-// hostile trees). It only emits bytes: it imports none of gobtf's packages,
-// so that any package's in-package tests can use it.
+// hostile trees). It only emits bytes: it imports no gobtf package but the
+// DWARF vocabulary and LEB128 (which import nothing of gobtf), so that any
+// package's in-package tests can use it.
 package dwarfgen
 
 import (
 	"bytes"
 	"encoding/binary"
+
+	"github.com/gobtf/gobtf/internal/dwarf"
+	"github.com/gobtf/gobtf/internal/dwarf/leb128"
 )
 
 // Attr is one attribute of a DIE: its name and form as the abbreviation
@@ -15,7 +19,8 @@ import (
 // DW_FORM_ref4), filled in once every offset is known. Implicit is the
 // value of a DW_FORM_implicit_const, stored in the abbreviation entry.
 type Attr struct {
-	At, Form uint64
+	At       dwarf.Attr
+	Form     dwarf.Form
 	Implicit int64
 	Val      []byte
 	Ref      *DIE
@@ -23,7 +28,7 @@ type Attr struct {
 
 // DIE is one DIE of a tree to encode.
 type DIE struct {
-	Tag   uint64
+	Tag   dwarf.Tag
 	Attrs []Attr
 	Kids  []*DIE
 
@@ -34,10 +39,10 @@ type DIE struct {
 // fields is the common case: 32-bit offsets, 8-byte addresses, little
 // endian, a compile unit.
 type Unit struct {
-	Version  int  // the DWARF version, written as it is
-	Off64    bool // the 64-bit DWARF format
-	AddrSize int  // 0 means 8
-	UnitType byte // DWARF 5 only; 0 means DW_UT_compile
+	Version  int            // the DWARF version, written as it is
+	Off64    bool           // the 64-bit DWARF format
+	AddrSize int            // 0 means 8
+	UnitType dwarf.UnitType // DWARF 5 only; 0 means dwarf.UTCompile
 	// Sig and TypeOff are the type signature and the type DIE's offset from
 	// the header's start: written for DWARF 5 type and split units (Sig
 	// only for skeleton and split compile units) and, before DWARF 5, when
@@ -51,40 +56,11 @@ type Unit struct {
 	ShareAbbrevs bool
 }
 
-// DWARF 5 unit types the header layout depends on.
-const (
-	utCompile      = 0x01
-	utType         = 0x02
-	utSkeleton     = 0x04
-	utSplitCompile = 0x05
-	utSplitType    = 0x06
-	formImplicit   = 0x21
-)
-
 // ULEB encodes v as unsigned LEB128.
-func ULEB(v uint64) []byte {
-	var b []byte
-	for {
-		c := byte(v & 0x7f)
-		if v >>= 7; v == 0 {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
-}
+func ULEB(v uint64) []byte { return leb128.AppendUint(nil, v) }
 
 // SLEB encodes v as signed LEB128.
-func SLEB(v int64) []byte {
-	var b []byte
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
-}
+func SLEB(v int64) []byte { return leb128.AppendInt(nil, v) }
 
 // NBytes encodes v in n bytes (1, 2, 3, 4 or 8) of order o.
 func NBytes(o binary.ByteOrder, n int, v uint64) []byte {
@@ -137,14 +113,14 @@ func (u *Unit) header(abbrevOff uint64) []byte {
 	}
 	ut := u.UnitType
 	if ut == 0 {
-		ut = utCompile
+		ut = dwarf.UTCompile
 	}
-	hdr = append(hdr, ut, byte(addrSize))
+	hdr = append(hdr, byte(ut), byte(addrSize))
 	hdr = append(hdr, NBytes(o, os, abbrevOff)...)
 	switch ut {
-	case utSkeleton, utSplitCompile:
+	case dwarf.UTSkeleton, dwarf.UTSplitCompile:
 		hdr = append(hdr, NBytes(o, 8, u.Sig)...)
-	case utType, utSplitType:
+	case dwarf.UTType, dwarf.UTSplitType:
 		hdr = append(hdr, NBytes(o, 8, u.Sig)...)
 		hdr = append(hdr, NBytes(o, os, u.TypeOff)...)
 	}
@@ -181,12 +157,12 @@ func (u *Unit) Encode(abbrev []byte) (info, abbrevOut []byte) {
 	var walk func(d *DIE)
 	walk = func(d *DIE) {
 		var key bytes.Buffer
-		key.Write(ULEB(d.Tag))
+		key.Write(ULEB(uint64(d.Tag)))
 		key.WriteByte(map[bool]byte{false: 0, true: 1}[len(d.Kids) > 0])
 		for _, a := range d.Attrs {
-			key.Write(ULEB(a.At))
-			key.Write(ULEB(a.Form))
-			if a.Form == formImplicit {
+			key.Write(ULEB(uint64(a.At)))
+			key.Write(ULEB(uint64(a.Form)))
+			if a.Form == dwarf.FormImplicitConst {
 				key.Write(SLEB(a.Implicit))
 			}
 		}
