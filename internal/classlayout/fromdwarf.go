@@ -77,9 +77,9 @@ func (dw *DWARF) Close() error {
 	return dw.f.Close()
 }
 
-func (dw *DWARF) numUnits() int         { return len(dw.d.Units()) }
-func (dw *DWARF) badArgsFail() bool     { return true }
-func (dw *DWARF) path() string          { return dw.name }
+func (dw *DWARF) numUnits() int             { return len(dw.d.Units()) }
+func (dw *DWARF) badArgsFail() bool         { return true }
+func (dw *DWARF) path() string              { return dw.name }
 func (dw *DWARF) unitLang(i int) dwarf.Lang { return dwarf.Lang(dw.d.Units()[i].Language) }
 
 // unitLoader holds the pieces of one unit's model while its DIEs are read:
