@@ -263,9 +263,10 @@ type layer struct {
 type validator struct {
 	s      *Spec
 	opts   ValidateOptions
-	layers []layer // innermost base first
-	own    bool    // check only the last layer's types (module and vmlinux paths)
-	n      TypeID  // highest type ID of the chain
+	layers []layer  // innermost base first
+	own    bool     // check only the last layer's types (module and vmlinux paths)
+	failed []TypeID // types with per-type faults, which the resolve pass skips (AllFaults)
+	n      TypeID   // highest type ID of the chain
 	strs   *StringTable
 
 	maxRef     TypeID // highest type ID accepted in a reference

@@ -9,8 +9,10 @@ import (
 // on base when base is not nil (a module's BTF on the vmlinux's), in the
 // kernel's order and with its words, and returns the faults it finds: the
 // first is the kernel's verdict (it stops there); with opts.AllFaults the
-// others that follow are listed too. When the blob is accepted (no fault)
-// it also returns the decoded Spec.
+// others that follow are listed too. It also returns the decoded Spec,
+// once the header and the string section pass: all of the blob when it is
+// accepted (no fault), and otherwise the types the kernel could frame, in
+// which the faults' IDs can be looked up.
 //
 // Unlike [ValidateBlob], which decodes first and then applies the rules,
 // CheckKernel reads the raw bytes the way the kernel does, so that every
@@ -51,23 +53,24 @@ func CheckKernel(data []byte, base *Spec, opts ValidateOptions) (*Spec, []*Valid
 		if err == nil {
 			return true
 		}
-		faults = append(faults, err.(*ValidationError))
+		f := err.(*ValidationError)
+		faults = append(faults, f)
+		if f.ID != 0 {
+			v.failed = append(v.failed, f.ID)
+		}
 		return opts.AllFaults
 	}
 	if !v.runMetas(add) {
-		return nil, faults
+		return s, faults
 	}
 	if frameFault != nil {
-		return nil, append(faults, frameFault)
+		return s, append(faults, frameFault)
 	}
 	if opts.Path == PathLoad && !v.runResolve(add) {
-		return nil, faults
+		return s, faults
 	}
 	v.runChains(add)
-	if len(faults) > 0 {
-		return nil, faults
-	}
-	return s, nil
+	return s, faults
 }
 
 // kernelCheck is the state of one CheckKernel call.
@@ -271,4 +274,48 @@ func (c *kernelCheck) frame(base *Spec) (*Spec, *ValidationError) {
 		cur += 4 * (headerWords + tw)
 	}
 	return s, nil
+}
+
+// MergeSplit builds the standalone blob that stands for split BTF on the
+// load path, as the btfload tool builds it to hand split BTF to
+// BPF_BTF_LOAD (which cannot take a base): one 24-byte header, the base's
+// types then the split's, the base's strings then the split's. Split IDs and
+// string offsets already continue the base's, so nothing is renumbered.
+// The split blob's header is first checked as the kernel checks a split
+// header (byte order, header fields, sections, string section); a fault
+// there is returned instead, as the merged blob could not stand for it.
+// baseData must be a well-formed standalone blob.
+func MergeSplit(baseData, split []byte) ([]byte, *ValidationError) {
+	sc := kernelCheck{data: split, split: true}
+	if f := sc.header(); f != nil {
+		return nil, f
+	}
+	if f := sc.strings(nil); f != nil {
+		return nil, f
+	}
+	bh, border, err := ParseHeader(baseData)
+	if err != nil {
+		return nil, blobErrorf("", "the base: %v", err)
+	}
+	if border != sc.order {
+		return nil, blobErrorf("", "the split BTF's byte order is not its base's")
+	}
+	sec := func(data []byte, h Header) (types, strs []byte) {
+		body := data[h.HdrLen:]
+		return body[h.TypeOff : h.TypeOff+h.TypeLen], body[h.StrOff : h.StrOff+h.StrLen]
+	}
+	bt, bs := sec(baseData, bh)
+	st, ss := sec(split, sc.hdr)
+	out := make([]byte, HeaderLen, HeaderLen+len(bt)+len(st)+len(bs)+len(ss))
+	o := sc.order
+	o.PutUint16(out[0:], Magic)
+	out[2] = Version
+	o.PutUint32(out[4:], HeaderLen)
+	o.PutUint32(out[12:], uint32(len(bt)+len(st)))
+	o.PutUint32(out[16:], uint32(len(bt)+len(st)))
+	o.PutUint32(out[20:], uint32(len(bs)+len(ss)))
+	out = append(out, bt...)
+	out = append(out, st...)
+	out = append(out, bs...)
+	return append(out, ss...), nil
 }

@@ -197,11 +197,17 @@ func (v *validator) runResolve(add func(error) bool) bool {
 	v.state = make([]uint8, n)
 	v.resID = make([]uint32, n)
 	v.resSize = make([]uint32, n)
+	for _, id := range v.failed {
+		v.state[id] = failedState
+	}
 	for _, l := range v.layers {
 		for i := range l.spec.NumTypes() {
 			id := l.firstID + TypeID(i)
 			t := l.spec.typeAt(i)
 			k := t.Kind()
+			if v.state[id] == failedState {
+				continue
+			}
 			if needsResolve(k) && v.state[id] != resolvedState {
 				if err := v.resolve(t, id); err != nil && err != errSkip && !add(err) {
 					return false
