@@ -72,13 +72,21 @@ type ValidationError struct {
 	Rule   string
 	Kernel string
 
+	// NameOff is the type's name offset: the kernel's log prints
+	// "(anon)" for offset 0 only, and the (possibly empty) string at any
+	// other.
+	NameOff uint32
+
 	// Form is the shape of the kernel's log line, Index the member,
 	// enumerator or DATASEC entry it names (for FormMember and FormVsi),
 	// and Resolve whether the kernel found the fault in its resolve pass
-	// (where a member's line follows its container's).
-	Form    LogForm
-	Index   int
-	Resolve bool
+	// (where a member's line follows its container's). MemberType is the
+	// type ID the kernel's line gives a FormMember member: its own, or,
+	// past a typedef or modifier, the type that resolves to.
+	Form       LogForm
+	Index      int
+	Resolve    bool
+	MemberType TypeID
 
 	// Errno is the error number the kernel returns (22 for EINVAL).
 	Errno int
@@ -328,6 +336,7 @@ func (v *validator) errorf(id TypeID, t Type, kernel, format string, args ...any
 	e := &ValidationError{ID: id, Kernel: kernel, Rule: fmt.Sprintf(format, args...), Errno: errnoEINVAL}
 	if len(t) > 0 {
 		e.Kind = t.Kind()
+		e.NameOff = t[0]
 		name, ok := v.strs.Lookup(t[0])
 		if !ok && t[0] != 0 {
 			name = InvalidNameOffset

@@ -31,6 +31,11 @@ import (
 // kernel sees).
 func CheckKernel(data []byte, base *Spec, opts ValidateOptions) (*Spec, []*ValidationError) {
 	c := kernelCheck{data: data, split: base != nil, opts: opts}
+	if opts.Path == PathLoad && !opts.IgnoreLimits && len(data) > KernelMaxBlobSize {
+		// E2BIG before anything is logged.
+		return nil, []*ValidationError{{Form: FormSilent, Errno: errnoE2BIG,
+			Rule: fmt.Sprintf("blob of %d bytes exceeds the kernel's limit of %d bytes", len(data), KernelMaxBlobSize)}}
+	}
 	if f := c.header(); f != nil {
 		return nil, []*ValidationError{f}
 	}
@@ -263,7 +268,7 @@ func (c *kernelCheck) frame(base *Spec) (*Spec, *ValidationError) {
 		if left -= 4 * headerWords; left < 4*tw {
 			e := fault(FormBasic, fmt.Sprintf("meta_left:%d meta_needed:%d", left, 4*tw),
 				"%s with vlen %d needs %d bytes after its header, %d left in the type section", k, vlen, 4*tw, left)
-			e.Kind = k
+			e.Kind, e.NameOff = k, nameOff
 			e.Name, _ = s.strs.Lookup(nameOff)
 			return s, e
 		}

@@ -61,6 +61,7 @@ func (v *validator) checkMember(sid TypeID, st Type, m Member, mi int, mt Type) 
 func (v *validator) memberErr(sid TypeID, st Type, m Member, mi int, kernel, format string, args ...any) error {
 	e := v.entryErr(FormMember, sid, st, mi, kernel, format, args...)
 	e.Resolve = true
+	e.MemberType = m.Type
 	e.Rule = "member '" + v.strs.String(m.NameOff) + "': " + e.Rule
 	return e
 }

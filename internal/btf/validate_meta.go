@@ -160,6 +160,9 @@ func (v *validator) checkMeta(id TypeID, t Type) error {
 func (v *validator) entryErr(form LogForm, id TypeID, t Type, i int, kernel, format string, args ...any) *ValidationError {
 	e := v.formErrorf(form, id, t, kernel, format, args...)
 	e.Index = i
+	if form == FormMember && i < t.Vlen() {
+		e.MemberType = t.Member(i).Type
+	}
 	return e
 }
 

@@ -30,15 +30,15 @@ func Line(f *btf.ValidationError) string {
 	case f.Form == btf.FormPlain:
 		return fmt.Sprintf("[%d] %s", f.ID, reason)
 	}
-	return fmt.Sprintf("[%d] %s %s %s", f.ID, f.Kind, logName(f.Name), reason)
+	return fmt.Sprintf("[%d] %s %s %s", f.ID, f.Kind, logName(f), reason)
 }
 
-// logName is a name as the kernel's log prints it.
-func logName(name string) string {
-	if name == "" {
+// logName is the fault's type's name as the kernel's log prints it.
+func logName(f *btf.ValidationError) string {
+	if f.NameOff == 0 {
 		return "(anon)"
 	}
-	return name
+	return f.Name
 }
 
 // VerifierLog returns the lines BPF_BTF_LOAD's verifier log ends with for
@@ -106,10 +106,10 @@ func logPieces(f *btf.ValidationError, s *btf.Spec, verbose bool) []string {
 			m := t.Member(f.Index)
 			name := nameAt(strs, m.NameOff)
 			if t.KindFlag() {
-				line = fmt.Sprintf("\t%s type_id=%d bitfield_size=%d bits_offset=%d", name, m.Type,
+				line = fmt.Sprintf("\t%s type_id=%d bitfield_size=%d bits_offset=%d", name, f.MemberType,
 					btf.MemberBitfieldSize(true, m.Offset), btf.MemberBitOffset(true, m.Offset))
 			} else {
-				line = fmt.Sprintf("\t%s type_id=%d bits_offset=%d", name, m.Type, m.Offset)
+				line = fmt.Sprintf("\t%s type_id=%d bits_offset=%d", name, f.MemberType, m.Offset)
 			}
 		} else {
 			typ, off, size := t.SecInfo(f.Index)
@@ -126,7 +126,7 @@ func typePieces(f *btf.ValidationError, t btf.Type, strs *btf.StringTable, detai
 	if details {
 		sep = " "
 	}
-	p := []string{fmt.Sprintf("[%d] %s %s%s", f.ID, f.Kind, logName(f.Name), sep)}
+	p := []string{fmt.Sprintf("[%d] %s %s%s", f.ID, f.Kind, logName(f), sep)}
 	if details && t != nil {
 		p = append(p, detailPieces(t, strs)...)
 	}

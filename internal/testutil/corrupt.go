@@ -418,3 +418,8 @@ func ForEachCorruption(t *testing.T, fn func(t *testing.T, tc Corruption, data [
 		})
 	}
 }
+
+// FindNamed returns the first own type of kind k named name.
+func (f *CorruptFixture) FindNamed(k btf.Kind, name string) btf.TypeID {
+	return f.find(k, func(t btf.Type) bool { return f.Spec.Name(t) == name })
+}
