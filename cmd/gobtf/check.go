@@ -236,10 +236,10 @@ func (r *checkReport) finish() {
 
 // jsonResult is --json's object for one file.
 type jsonResult struct {
-	File     string        `json:"file"`
-	As       string        `json:"as,omitempty"`
-	Kernel   string        `json:"kernel,omitempty"`
-	Accepted bool          `json:"accepted"`
+	File     string `json:"file"`
+	As       string `json:"as,omitempty"`
+	Kernel   string `json:"kernel,omitempty"`
+	Accepted bool   `json:"accepted"`
 	jsonFault
 	Faults []jsonFault `json:"faults,omitempty"`
 	Note   string      `json:"note,omitempty"`

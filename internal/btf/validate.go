@@ -171,6 +171,11 @@ type ValidateOptions struct {
 	// value is the newest kernels' rules.
 	Rules KernelRules
 
+	// OwnTypes checks only the Spec's own types, on the load path too,
+	// resolving base types only as far as own types reach them: the base
+	// is taken as checked. (The module and vmlinux paths always do so.)
+	OwnTypes bool
+
 	// AllFaults makes CheckKernel go on past the first fault, which is
 	// where the kernel stops, and report the further faults it finds:
 	// every type's per-type faults, and the resolve and modifier-chain
@@ -241,7 +246,7 @@ func (s *Spec) Validate() error { return s.ValidateWith(ValidateOptions{}) }
 // types.
 func (s *Spec) ValidateWith(opts ValidateOptions) error {
 	v := newValidator(s, opts)
-	v.own = opts.Path != PathLoad
+	v.own = opts.Path != PathLoad || opts.OwnTypes
 	if err := v.checkStrings(); err != nil {
 		return err
 	}

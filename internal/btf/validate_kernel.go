@@ -52,7 +52,7 @@ func CheckKernel(data []byte, base *Spec, opts ValidateOptions) (*Spec, []*Valid
 	}
 	s, frameFault := c.frame(base)
 	v := newValidator(s, opts)
-	v.own = opts.Path != PathLoad
+	v.own = opts.Path != PathLoad || opts.OwnTypes
 	var faults []*ValidationError
 	add := func(err error) bool {
 		if err == nil {

@@ -200,7 +200,11 @@ func (v *validator) runResolve(add func(error) bool) bool {
 	for _, id := range v.failed {
 		v.state[id] = failedState
 	}
-	for _, l := range v.layers {
+	layers := v.layers
+	if v.own {
+		layers = layers[len(layers)-1:]
+	}
+	for _, l := range layers {
 		for i := range l.spec.NumTypes() {
 			id := l.firstID + TypeID(i)
 			t := l.spec.typeAt(i)

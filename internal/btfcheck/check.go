@@ -93,6 +93,7 @@ type baseBTF struct {
 	data []byte
 	spec *btf.Spec
 	err  error
+	baseIndex
 }
 
 // checkFile checks one input by the options' kernel.
