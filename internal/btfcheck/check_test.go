@@ -86,7 +86,7 @@ var ruleDiffs = []ruleDiff{
 		want: map[string]string{"load 6.1": "Invalid name", "load 6.12": "", "vmlinux 6.1": "Invalid name", "vmlinux 6.12": ""}},
 	{name: "TYPE_TAG with kind_flag (btf_ref_type_check_meta)",
 		build: func(s *btf.Spec) { s.AddTypeTag("attr", s.AddInt("int", 4, btf.IntSigned, 32), true) },
-		want: map[string]string{"load 6.1": "Invalid btf_info kind_flag", "load 6.18": "", "vmlinux 6.1": "Invalid btf_info kind_flag", "vmlinux 6.18": ""}},
+		want:  map[string]string{"load 6.1": "Invalid btf_info kind_flag", "load 6.18": "", "vmlinux 6.1": "Invalid btf_info kind_flag", "vmlinux 6.18": ""}},
 	{name: "DECL_TAG with kind_flag (btf_decl_tag_check_meta)",
 		build: func(s *btf.Spec) {
 			i := s.AddInt("int", 4, btf.IntSigned, 32)
@@ -106,7 +106,7 @@ var ruleDiffs = []ruleDiff{
 		want: map[string]string{"load 6.1": "Invalid type_id", "vmlinux 6.1": ""}},
 	{name: "TYPEDEF of a type that does not exist (btf_check_type_tags: refused without a log line)", split: true,
 		build: func(s *btf.Spec) { s.AddRef(btf.KindTypedef, "t", 1000) },
-		want: map[string]string{"load 6.1": "Invalid type_id", "module 6.1": "(silent)"}},
+		want:  map[string]string{"load 6.1": "Invalid type_id", "module 6.1": "(silent)"}},
 	{name: "no types (btf_parse_type_sec's check only)",
 		build: func(s *btf.Spec) {},
 		want:  map[string]string{"load 6.1": "No type found", "vmlinux 6.1": ""}},

@@ -33,7 +33,7 @@ type oracle struct {
 	baseData []byte
 
 	n, fails, rejected, lineEqual int
-	byReason               map[string]int
+	byReason                      map[string]int
 }
 
 func newOracle(t *testing.T) *oracle {
