@@ -195,7 +195,10 @@ func (r *Result) addFaults(faults []*btf.ValidationError, section string, s *btf
 // .BTF.base, whose types are then relocated onto the vmlinux's. It returns
 // the module's BTF on the vmlinux's base when that could be built.
 func checkModule(r *Result, in *input, vo btf.ValidateOptions, k Kernel) *btf.Spec {
-	name := moduleName(in.path)
+	name := in.file.ModName
+	if name == "" {
+		name = moduleName(in.path)
+	}
 	base := in.base.spec
 	if in.file.Base != nil && k.DistilledBase {
 		bo := vo
@@ -222,8 +225,9 @@ func checkModule(r *Result, in *input, vo btf.ValidateOptions, k Kernel) *btf.Sp
 	return spec
 }
 
-// moduleName is the name the kernel gives the module in a file: its base
-// name without ".ko" (and a compression suffix), dashes made underscores.
+// moduleName is the name of the module in a file without a .modinfo name:
+// its base name without ".ko" (and a compression suffix), dashes made
+// underscores, as kbuild names modules.
 func moduleName(path string) string {
 	name := filepath.Base(path)
 	for _, ext := range []string{".xz", ".zst", ".gz"} {

@@ -38,14 +38,15 @@ func lint(in *input, s *btf.Spec, opts Options) []Finding {
 			mismatch = true
 		}
 	}
-	if !mismatch {
-		if err := s.ValidateWith(btf.ValidateOptions{Path: btf.PathLoad, OwnTypes: true, Rules: opts.Kernel.Rules}); err != nil {
-			out = append(out, Finding{Check: "unresolved", Certain: "certain",
-				Msg: fmt.Sprintf("the kernel's load check (BPF_BTF_LOAD) would refuse these types: %s", lintFault(err))})
-		}
-		out = append(out, duplicates(in, s, in.file.Base != nil && opts.Kernel.DistilledBase)...)
+	if mismatch {
+		return out
 	}
-	return out
+	if err := s.ValidateWith(btf.ValidateOptions{Path: btf.PathLoad, OwnTypes: true, Rules: opts.Kernel.Rules}); err != nil {
+		// Deduplication needs references that resolve.
+		return append(out, Finding{Check: "unresolved", Certain: "certain",
+			Msg: fmt.Sprintf("the kernel's load check (BPF_BTF_LOAD) would refuse these types: %s", lintFault(err))})
+	}
+	return append(out, duplicates(in, s, in.file.Base != nil && opts.Kernel.DistilledBase)...)
 }
 
 // lintFault renders a fault for a finding.

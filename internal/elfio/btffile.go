@@ -28,12 +28,15 @@ type BTFFile struct {
 	// Compression names how the file was compressed ("xz", "zstd",
 	// "gzip"), or is empty.
 	Compression string
+	// ModName is a kernel module's name as its .modinfo gives it (the
+	// "name=" entry modpost writes), or empty.
+	ModName string
 }
 
-// MaxDecompressedFile bounds the size of a compressed file's contents (1
-// GiB, far above any kernel module): decompression stops there with an
-// error rather than fill memory.
-const MaxDecompressedFile = 1 << 30
+// MaxDecompressedFile bounds the size of a compressed file's contents (128
+// MiB, several times the largest module a distribution installs):
+// decompression stops there with an error rather than fill memory.
+const MaxDecompressedFile = 128 << 20
 
 // ReadBTFFile reads the BTF a file holds: a raw BTF file, or an ELF file's
 // .BTF and .BTF.base sections (copies, decompressed if their sections are
@@ -79,6 +82,16 @@ func (f *File) btfFile(path string) (*BTFFile, error) {
 	}
 	if out.Base, err = f.btfSection(path, ".BTF.base"); err != nil {
 		return nil, err
+	}
+	if sec := f.Section(".modinfo"); sec != nil && sec.Type != elf.SHT_NOBITS {
+		if info, err := f.SectionData(sec); err == nil {
+			for _, e := range bytes.Split(info, []byte{0}) {
+				if name, ok := bytes.CutPrefix(e, []byte("name=")); ok {
+					out.ModName = string(name)
+					break
+				}
+			}
+		}
 	}
 	return out, nil
 }
