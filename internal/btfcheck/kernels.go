@@ -30,19 +30,31 @@ func (k Kernel) less(o Kernel) bool {
 	return k.Major < o.Major || k.Major == o.Major && k.Minor < o.Minor
 }
 
-// knownKernels are the versions whose sources gobtf's rules were read from
-// (Debian's linux-source-6.1 and -6.12) and checked against (the kernel
-// verifier of a running 6.18), oldest first. docs/compatibility.md lists
-// what differs, with the first version that has each difference.
-var knownKernels = []Kernel{
-	{Major: 6, Minor: 1, Rules: btf.KernelRules{DatasecIdentNames: true, TagKindFlagRefused: true}},
-	{Major: 6, Minor: 12, Rules: btf.KernelRules{TagKindFlagRefused: true}, DistilledBase: true},
-	{Major: 6, Minor: 18, DistilledBase: true},
-}
+// The rule differences, each with the first version that has it
+// (docs/compatibility.md gives the evidence): a DATASEC name may be any
+// printable string from 6.9 on (an identifier before); kind_flag may be set
+// on TYPE_TAG and DECL_TAG from 6.15 on; module loading reads .BTF.base
+// from 6.11 on.
+var (
+	datasecPrintableSince = Kernel{Major: 6, Minor: 9}
+	tagKindFlagSince      = Kernel{Major: 6, Minor: 15}
+	distilledBaseSince    = Kernel{Major: 6, Minor: 11}
+)
 
-// distilledBaseSince is the first version whose module loading reads
-// .BTF.base.
-var distilledBaseSince = Kernel{Major: 6, Minor: 11}
+// knownKernels are the versions whose rules gobtf read from their sources
+// (Debian's linux-source-6.1 and -6.12) or checked against the kernel (the
+// verifier of a running 6.18), oldest first; gobtf checks by the rules of
+// versions from the first to the last.
+var knownKernels = []Kernel{rulesOf(6, 1), rulesOf(6, 12), rulesOf(6, 18)}
+
+// rulesOf returns version major.minor with its rules.
+func rulesOf(major, minor int) Kernel {
+	k := Kernel{Major: major, Minor: minor}
+	k.Rules.DatasecIdentNames = k.less(datasecPrintableSince)
+	k.Rules.TagKindFlagRefused = k.less(tagKindFlagSince)
+	k.DistilledBase = !k.less(distilledBaseSince)
+	return k
+}
 
 // Newest returns the newest kernel gobtf knows, the default.
 func Newest() Kernel { return knownKernels[len(knownKernels)-1] }
@@ -58,11 +70,9 @@ func KnownVersions() []string {
 
 // ParseKernel returns the rules of a kernel version given as
 // "MAJOR.MINOR[.anything]" (a release string such as 6.1.0-56-cloud-amd64
-// will do), or "running" for the running kernel's release. A version between
-// two that gobtf knows is checked by the older one's rules, except that
-// .BTF.base is read from 6.11 on; a version before 6.1, or after the newest
-// gobtf knows, is an error, since its rules may differ in ways gobtf has not
-// read.
+// will do), or "running" for the running kernel's release. A version before
+// 6.1, or after the newest gobtf knows, is an error, since its rules may
+// differ in ways gobtf has not read.
 func ParseKernel(v string) (Kernel, error) {
 	if v == "running" {
 		r, err := runningRelease()
@@ -96,15 +106,7 @@ func ParseKernel(v string) (Kernel, error) {
 		return Kernel{}, fmt.Errorf("--kernel %s: gobtf knows the BTF rules up to %s (%s); a newer kernel's may differ",
 			v, Newest(), strings.Join(KnownVersions(), ", "))
 	}
-	var k Kernel
-	for _, kk := range knownKernels {
-		if !want.less(kk) {
-			k = kk
-		}
-	}
-	k.Major, k.Minor = major, minor
-	k.DistilledBase = !want.less(distilledBaseSince)
-	return k, nil
+	return rulesOf(major, minor), nil
 }
 
 // osRelease is where Linux tells its release.
