@@ -93,6 +93,9 @@ type baseBTF struct {
 	data []byte
 	spec *btf.Spec
 	err  error
+	// refused is the fault for which the kernel refuses the base's BTF
+	// at boot, or nil.
+	refused *btf.ValidationError
 	baseIndex
 }
 
@@ -198,6 +201,13 @@ func checkModule(r *Result, in *input, vo btf.ValidateOptions, k Kernel) *btf.Sp
 	name := in.file.ModName
 	if name == "" {
 		name = moduleName(in.path)
+	}
+	if rf := in.base.refused; rf != nil {
+		// btf_parse_module gets the vmlinux's parse error.
+		f := &btf.ValidationError{Form: btf.FormSilent, Errno: rf.Errno,
+			Rule: fmt.Sprintf("the kernel refuses the vmlinux BTF (%s) at boot, so it has none to read a module's on", Line(rf))}
+		r.addFaults([]*btf.ValidationError{f}, ".BTF", nil, name, false)
+		return nil
 	}
 	base := in.base.spec
 	if in.file.Base != nil && k.DistilledBase {

@@ -202,3 +202,33 @@ func TestRuleDifferences(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedBase checks modules on a vmlinux BTF the kernel refuses at
+// boot (by 6.1's rules, a DATASEC named with a space): the kernel then has
+// no BTF to read modules on, and refuses each module's with the error of
+// the vmlinux's parse; by 6.18's rules both are accepted.
+func TestRefusedBase(t *testing.T) {
+	dir := t.TempDir()
+	base := vmlinuxSpec()
+	v := base.AddVar("v", 1, btf.LinkageGlobal)
+	base.AddDatasec(".data a", 4, []btf.SecInfoSpec{{Type: v, Size: 4}})
+	basePath := filepath.Join(dir, "vmlinux.btf")
+	os.WriteFile(basePath, base.Marshal(binary.LittleEndian), 0o644)
+	split := btf.NewSpec(base)
+	split.AddRef(btf.KindPtr, "", 1)
+	modPath := filepath.Join(dir, "m.btf")
+	os.WriteFile(modPath, split.Marshal(binary.LittleEndian), 0o644)
+	for _, v := range []string{"6.1", "6.18"} {
+		k, _ := btfcheck.ParseKernel(v)
+		var got []btfcheck.Result
+		if err := btfcheck.Run([]string{basePath, modPath}, btfcheck.Options{Base: basePath, Kernel: k}, func(r btfcheck.Result) { got = append(got, r) }); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got[0].Accepted != (v != "6.1") || got[1].Accepted != (v != "6.1") {
+			t.Fatalf("%s: %+v", v, got)
+		}
+		if v == "6.1" && !strings.Contains(got[1].Faults[0].Rule, "refuses the vmlinux BTF") {
+			t.Errorf("6.1: the module's fault: %v", got[1].Faults[0].ValidationError)
+		}
+	}
+}

@@ -325,12 +325,19 @@ func (p *planner) baseFrom(path string, data []byte) *baseBTF {
 	return b
 }
 
+// decodeBase decodes a base, and checks it as the kernel checks its own
+// BTF at boot: a vmlinux whose BTF the kernel refuses has none, and then
+// takes no module's BTF either.
 func (p *planner) decodeBase(path string, data []byte) *baseBTF {
 	s, err := btf.Parse(data, nil)
 	if err != nil {
 		return &baseBTF{path: path, err: fmt.Errorf("base %s: %w", path, err)}
 	}
-	return &baseBTF{path: path, data: data, spec: s}
+	b := &baseBTF{path: path, data: data, spec: s}
+	if _, faults := btf.CheckKernel(data, nil, btf.ValidateOptions{Path: btf.PathVmlinux, Rules: p.opts.Kernel.Rules}); len(faults) > 0 {
+		b.refused = faults[0]
+	}
+	return b
 }
 
 // check reads (if need be) and checks one file.
