@@ -15,9 +15,10 @@ import (
 
 // guestResult is what the guest printed for one module copy.
 type guestResult struct {
-	loaded bool
-	ended  bool
-	log    []string
+	loaded    bool
+	ended     bool
+	attempted bool // the first load attempt's lines are all in log
+	log       []string
 }
 
 // dmesgStamp is the time stamp dmesg puts before each line.
@@ -51,8 +52,13 @@ func readConsole(path string) (map[string]*guestResult, error) {
 				get(f[1]).loaded = strings.HasPrefix(f[2], "loaded")
 			}
 		case "MUTLOG":
-			if len(f) == 3 {
-				get(f[1]).log = append(get(f[1]).log, dmesgStamp.ReplaceAllString(f[2], ""))
+			// busybox's insmod tries init_module after finit_module
+			// fails, so the kernel may log a refusal twice: keep the
+			// first attempt's lines, up to the loader's line.
+			if g := get(f[1]); len(f) == 3 && !g.attempted {
+				l := dmesgStamp.ReplaceAllString(f[2], "")
+				g.log = append(g.log, l)
+				g.attempted = strings.HasPrefix(l, "failed to validate module")
 			}
 		case "MUTEND":
 			get(f[1]).ended = true
@@ -109,10 +115,16 @@ func compareGuest(console, gobtf, base, dir string) (bool, error) {
 	var agree, rejected, missing int
 	reasons := map[string]int{}
 	var bad []string
+	// trim joins log lines for comparison: trailing blanks dropped, and
+	// bytes that are not UTF-8 replaced as JSON replaces them in gobtf's
+	// output.
 	trim := func(lines []string) string {
 		var t []string
 		for _, l := range lines {
-			t = append(t, strings.TrimRight(l, " \t"))
+			b, _ := json.Marshal(strings.TrimRight(l, " \t"))
+			var u string
+			json.Unmarshal(b, &u)
+			t = append(t, u)
 		}
 		return strings.Join(t, " | ")
 	}
