@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/btfcheck"
 	"github.com/gobtf/gobtf/internal/testutil"
 )
 
@@ -226,5 +228,34 @@ func TestValidateLayoutKernel(t *testing.T) {
 	var ve *btf.ValidationError
 	if !errors.As(err, &ve) || !strings.Contains(v.Log, ve.Kernel) {
 		t.Errorf("the kernel refuses the blob (%v: %s); ValidateBlob: %v", v.Errno, v.LastLine(), err)
+	}
+}
+
+// TestCheckRulesKernel checks CheckKernel's load check on the hand-built
+// edge cases against the running kernel: the same verdict and, for each
+// rejection, the error number and the verifier log's last line, as gobtf
+// check renders it.
+func TestCheckRulesKernel(t *testing.T) {
+	testutil.RequireKernel(t)
+	for _, tc := range ruleCases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, data := ruleBlob(tc)
+			s, faults := btf.CheckKernel(data, nil, btf.ValidateOptions{})
+			k := testutil.KernelLoad(t, data)
+			if k.Accepted != (len(faults) == 0) {
+				t.Fatalf("kernel accepted=%v (%s), CheckKernel: %v", k.Accepted, k.LastLine(), faults)
+			}
+			if k.Accepted {
+				return
+			}
+			f := faults[0]
+			if syscall.Errno(f.Errno) != k.Errno {
+				t.Errorf("errno %d, the kernel's %d", f.Errno, k.Errno)
+			}
+			lines := btfcheck.VerifierLog(f, s)
+			if len(lines) == 0 || lines[len(lines)-1] != k.LastLine() {
+				t.Errorf("last log line %q, the kernel's %q", lines, k.LastLine())
+			}
+		})
 	}
 }
