@@ -85,11 +85,9 @@ func Run(paths []string, opts Options, emit func(Result)) error {
 	// them is the modules' base.
 	inputs := make([]*input, len(files))
 	readErrs := make([]error, len(files))
-	explicit := 0
 	for i, f := range files {
 		if f.explicit {
 			inputs[i], readErrs[i] = readInput(f.path)
-			explicit++
 		}
 	}
 	if err := p.findBase(files, inputs); err != nil {
