@@ -14,7 +14,7 @@ BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
 DESTDIR ?=
 
-.PHONY: all build install uninstall test test-short test-modules test-kbuild bench pgo fuzz lint man clean
+.PHONY: all build install uninstall test test-short test-modules test-kbuild test-check-kernel test-kbuild-check bench pgo fuzz lint man clean
 
 all: build
 
@@ -70,6 +70,21 @@ test-kbuild: build
 	  echo bash scripts/kbuild-boot.sh --pahole $(KBUILD_PEER); \
 	  bash scripts/kbuild-boot.sh --pahole $(KBUILD_PEER); \
 	fi
+
+# gobtf check --as load against the running kernel's BPF_BTF_LOAD on
+# CHECK_MUTATIONS random mutations of real vmlinux and module BTF (root and
+# ../shared needed; about 20 minutes for 10,000). make test runs 200.
+CHECK_MUTATIONS ?= 10000
+test-check-kernel:
+	GOBTF_CHECK_MUTATIONS=$(CHECK_MUTATIONS) $(GO) test -count=1 -v -timeout 0 -run '^TestCheckMutationsKernel$$' ./internal/btfcheck
+
+# gobtf check --kernel 6.1 --as module against a 6.1 kernel's module loader:
+# the test module of make test-kbuild with CHECK_MODULES mutated .BTF
+# sections, each loaded in the qemu guest (what make test-kbuild needs; the
+# first run builds the kernel).
+CHECK_MODULES ?= 300
+test-kbuild-check:
+	GO=$(GO) bash scripts/kbuild-check.sh $(CHECK_MODULES)
 
 # Side-by-side runs against the peers (scripts/bench.sh prints medians and
 # ratios), then the Go benchmarks with allocation counts, then the

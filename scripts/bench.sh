@@ -232,6 +232,28 @@ if [ -n "$LAYOUT_PEER" ]; then
       "$(awk -v g="$gwhole" -v p="$ptime" 'BEGIN { printf "%.3fx", g / p }')" >> "$SUMMARY"
   fi
 fi
+# gobtf check on a whole kernel (the vmlinux and the 1,121 modules of the
+# kernel make test-modules downloads, as Debian built them) against loading
+# each file's BTF through btfload (the kernel verifier, as root), two at a
+# time, as gobtf checks on two cores. Skipped without that download or root.
+DBG=$CACHE/dbg/root/usr/lib/debug
+DVMLINUX=$DBG/boot/vmlinux-6.1.0-56-cloud-amd64
+DMODS=$DBG/lib/modules/6.1.0-56-cloud-amd64
+if [ -f "$DVMLINUX" ] && [ -d "$DMODS" ] && [ "$(id -u)" = 0 ] && [ -x "$CACHE/tools/bin/btfload" ]; then
+  objcopy --dump-section .BTF="$WORK/dbg-vmlinux.btf" "$DVMLINUX" "$WORK/dbg-vmlinux.tmp" && rm -f "$WORK/dbg-vmlinux.tmp"
+  find "$DMODS" -name '*.ko' | sort > "$WORK/dbg-modules"
+  printf '%s\n' '#!/bin/bash' \
+    "\"$CACHE/tools/bin/btfload\" \"$WORK/dbg-vmlinux.btf\" >/dev/null || exit 1" \
+    "xargs -a \"$WORK/dbg-modules\" -P 2 -I{} \"$CACHE/tools/bin/btfload\" {} --base \"$WORK/dbg-vmlinux.btf\" >/dev/null" \
+    > "$WORK/btfload-all.sh"
+  chmod +x "$WORK/btfload-all.sh"
+  CRUNS=$(( RUNS < 3 ? RUNS : 3 ))
+  for i in $(seq "$CRUNS"); do
+    measure gobtf-check-kernel bin/gobtf check -j2 "$DVMLINUX" "$DMODS"
+    measure btfload-each-file "$WORK/btfload-all.sh"
+  done
+  report "gobtf check on Debian's 6.1 cloud kernel (vmlinux + 1,121 modules) vs btfload on each file" gobtf-check-kernel btfload-each-file wall "\`gobtf check\` vmlinux + 1,121 modules vs btfload each"
+fi
 echo
 echo "bench: load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 summary

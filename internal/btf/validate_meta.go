@@ -1,5 +1,7 @@
 package btf
 
+import "fmt"
+
 // Pass 2 of the validator: the kernel verifier's per-type "meta" checks,
 // which look at one type's own words only (no referenced type).
 
@@ -10,27 +12,35 @@ package btf
 // fails to load into those kernels.
 const infoValidMask = 0x9f00ffff
 
-// checkMetas runs the per-type checks over every type of the chain in ID
-// order and enforces the kernel's type-count limit.
-func (v *validator) checkMetas() error {
-	if v.layers[0].spec.NumTypes() == 0 {
-		return blobErrorf("No type found", "type section is empty")
+// runMetas runs the per-type checks over the types in ID order (only the
+// Spec's own with v.own) and, on the load path, enforces the kernel's
+// type-count limit. Each fault goes to add; it returns false as soon as add
+// does, and true when the pass ran to its end.
+func (v *validator) runMetas(add func(error) bool) bool {
+	layers := v.layers
+	if v.own {
+		layers = layers[len(layers)-1:]
 	}
-	for _, l := range v.layers {
+	for _, l := range layers {
 		for i := range l.spec.NumTypes() {
 			id := l.firstID + TypeID(i)
 			t := l.spec.typeAt(i)
-			if err := v.checkMeta(id, t); err != nil {
-				return err
+			if err := v.checkMeta(id, t); err != nil && !add(err) {
+				return false
 			}
-			if id >= KernelMaxTypeID && v.maxRef == KernelMaxTypeID {
-				return v.errorf(id, t, "Exceeded max num of types",
+			if id >= KernelMaxTypeID && v.maxRef == KernelMaxTypeID && !v.own {
+				e := v.formErrorf(FormBlob, id, t, "Exceeded max num of types",
 					"type count %d exceeds the kernel's limit of %d types (BTF_MAX_TYPE %d, void included)",
 					v.n, KernelMaxTypeID-1, KernelMaxTypeID)
+				e.Errno = errnoE2BIG
+				if !add(e) {
+					return false
+				}
+				return true
 			}
 		}
 	}
-	return nil
+	return true
 }
 
 // refOK reports whether a type ID is within the range the kernel accepts in
@@ -48,10 +58,10 @@ func (v *validator) badRef(id TypeID) string {
 
 func (v *validator) checkMeta(id TypeID, t Type) error {
 	if t[1]&^infoValidMask != 0 {
-		return v.errorf(id, t, "Invalid btf_info", "info word %#08x sets reserved bits", t[1])
+		return v.formErrorf(FormPlain, id, t, fmt.Sprintf("Invalid btf_info:%x", t[1]), "info word %#08x sets reserved bits", t[1])
 	}
 	if !v.nameOffValid(t[0]) {
-		return v.errorf(id, t, "Invalid name_offset", "name offset %d is outside the string section (%d bytes)", t[0], v.strs.Len())
+		return v.formErrorf(FormPlain, id, t, fmt.Sprintf("Invalid name_offset:%d", t[0]), "name offset %d is outside the string section (%d bytes)", t[0], v.strs.Len())
 	}
 	k := t.Kind()
 	switch k {
@@ -134,13 +144,26 @@ func (v *validator) checkMeta(id TypeID, t Type) error {
 			return v.errorf(id, t, "Invalid value", "a DECL_TAG needs a non-empty value")
 		case t.Vlen() != 0:
 			return v.errVlen(id, t)
+		case t.KindFlag() && v.opts.Rules.TagKindFlagRefused:
+			return v.errKindFlag(id, t)
 		case t.ComponentIdx() < -1:
 			return v.errorf(id, t, "Invalid component_idx", "component index %d is below -1", t.ComponentIdx())
 		}
 	default:
-		return v.errorf(id, t, "Invalid kind", "unknown kind %d", k)
+		return v.formErrorf(FormPlain, id, t, fmt.Sprintf("Invalid kind:%d", k), "unknown kind %d", k)
 	}
 	return nil
+}
+
+// entryErr builds the error about member, enumerator or DATASEC entry i of
+// type id, logged in the given form.
+func (v *validator) entryErr(form LogForm, id TypeID, t Type, i int, kernel, format string, args ...any) *ValidationError {
+	e := v.formErrorf(form, id, t, kernel, format, args...)
+	e.Index = i
+	if form == FormMember && i < t.Vlen() {
+		e.MemberType = t.Member(i).Type
+	}
+	return e
 }
 
 func (v *validator) errVlen(id TypeID, t Type) error {
@@ -168,19 +191,22 @@ func (v *validator) checkIntMeta(id TypeID, t Type) error {
 	case t.KindFlag():
 		return v.errKindFlag(id, t)
 	case w&^0x0fffffff != 0:
-		return v.errorf(id, t, "Invalid int_data", "encoding word %#08x sets reserved bits", w)
+		return v.formErrorf(FormBasic, id, t, fmt.Sprintf("Invalid int_data:%x", w), "encoding word %#08x sets reserved bits", w)
 	case total > 128:
 		return v.errorf(id, t, "nr_bits exceeds 128", "bit offset %d + bits %d exceeds 128", off, bits)
 	case (total+7)/8 > t[2]:
 		return v.errorf(id, t, "nr_bits exceeds type_size", "bit offset %d + bits %d does not fit in size %d", off, bits, t[2])
 	case enc != 0 && enc != IntSigned && enc != IntChar && enc != IntBool:
-		return v.errorf(id, t, "Unsupported encoding", "encoding %#x sets more than one of SIGNED, CHAR, BOOL", enc)
+		e := v.errorf(id, t, "Unsupported encoding", "encoding %#x sets more than one of SIGNED, CHAR, BOOL", enc)
+		e.Errno = errnoENOTSUPP
+		return e
 	}
 	return nil
 }
 
 // checkRefMeta checks PTR, TYPEDEF, the modifiers and TYPE_TAG: no vlen,
-// kind_flag only on TYPE_TAG, a type ID in range, and the name rule: a
+// kind_flag only on TYPE_TAG (and there only where the rules allow it), a
+// type ID in range, and the name rule: a
 // TYPEDEF needs an identifier, a TYPE_TAG a non-empty value, the others no
 // name.
 func (v *validator) checkRefMeta(id TypeID, t Type) error {
@@ -188,7 +214,7 @@ func (v *validator) checkRefMeta(id TypeID, t Type) error {
 	switch {
 	case t.Vlen() != 0:
 		return v.errVlen(id, t)
-	case t.KindFlag() && k != KindTypeTag:
+	case t.KindFlag() && (k != KindTypeTag || v.opts.Rules.TagKindFlagRefused):
 		return v.errKindFlag(id, t)
 	case !v.refOK(t[2]):
 		return v.errorf(id, t, "Invalid type_id", "type ID %d is %s", t[2], v.badRef(t[2]))
@@ -225,23 +251,23 @@ func (v *validator) checkStructMeta(id TypeID, t Type) error {
 	for i := range t.Vlen() {
 		m := t.Member(i)
 		if !v.nameOffValid(m.NameOff) {
-			return v.errorf(id, t, "Invalid member name_offset", "member %d name offset %d is outside the string section", i, m.NameOff)
+			return v.entryErr(FormMember, id, t, i, fmt.Sprintf("Invalid member name_offset:%d", m.NameOff), "member %d name offset %d is outside the string section", i, m.NameOff)
 		}
 		if m.NameOff != 0 && !v.validIdent(m.NameOff) {
-			return v.errorf(id, t, "Invalid name", "member %d name %q is not a valid C identifier", i, v.strs.String(m.NameOff))
+			return v.entryErr(FormMember, id, t, i, "Invalid name", "member %d name %q is not a valid C identifier", i, v.strs.String(m.NameOff))
 		}
 		if m.Type == 0 || !v.refOK(m.Type) {
-			return v.errorf(id, t, "Invalid type_id", "member '%s' type ID %d is %s", v.strs.String(m.NameOff), m.Type, v.badRef(m.Type))
+			return v.entryErr(FormMember, id, t, i, "Invalid type_id", "member '%s' type ID %d is %s", v.strs.String(m.NameOff), m.Type, v.badRef(m.Type))
 		}
 		off := MemberBitOffset(kflag, m.Offset)
 		if union && off != 0 {
-			return v.errorf(id, t, "Invalid member bits_offset", "union member '%s' has non-zero bit offset %d", v.strs.String(m.NameOff), off)
+			return v.entryErr(FormMember, id, t, i, "Invalid member bits_offset", "union member '%s' has non-zero bit offset %d", v.strs.String(m.NameOff), off)
 		}
 		if off < last {
-			return v.errorf(id, t, "Invalid member bits_offset", "member '%s' bit offset %d is below the previous member's %d", v.strs.String(m.NameOff), off, last)
+			return v.entryErr(FormMember, id, t, i, "Invalid member bits_offset", "member '%s' bit offset %d is below the previous member's %d", v.strs.String(m.NameOff), off, last)
 		}
 		if off/8+b2u(off%8 != 0) > size {
-			return v.errorf(id, t, "Member bits_offset exceeds its struct size", "member '%s' bit offset %d beyond struct size %d", v.strs.String(m.NameOff), off, size)
+			return v.entryErr(FormMember, id, t, i, "Member bits_offset exceeds its struct size", "member '%s' bit offset %d beyond struct size %d", v.strs.String(m.NameOff), off, size)
 		}
 		last = off
 	}
@@ -273,7 +299,10 @@ func (v *validator) checkEnumMeta(id TypeID, t Type) error {
 	for i := range t.Vlen() {
 		off := t[headerWords+stride*i]
 		if !v.nameOffValid(off) {
-			return v.errorf(id, t, "Invalid name_offset", "enumerator %d name offset %d is outside the string section", i, off)
+			// The kernel names neither the type nor the enumerator.
+			e := v.formErrorf(FormBlob, id, t, fmt.Sprintf("\tInvalid name_offset:%d", off), "enumerator %d name offset %d is outside the string section", i, off)
+			e.Index = i
+			return e
 		}
 		if off == 0 || !v.validIdent(off) {
 			return v.errorf(id, t, "Invalid name", "enumerator %d name %q is not a valid C identifier", i, v.strs.String(off))
@@ -294,6 +323,9 @@ func (v *validator) checkDatasecMeta(id TypeID, t Type) error {
 	case t.KindFlag():
 		return v.errKindFlag(id, t)
 	case t[0] == 0 || !v.validSection(t[0]):
+		if v.opts.Rules.DatasecIdentNames {
+			return v.errName(id, t, "a DATASEC needs a valid C identifier as name under these rules")
+		}
 		return v.errName(id, t, "a DATASEC needs a non-empty printable name")
 	}
 	var end, sum uint64
@@ -301,17 +333,19 @@ func (v *validator) checkDatasecMeta(id TypeID, t Type) error {
 		typ, off, sz := t.SecInfo(i)
 		switch {
 		case typ == 0 || !v.refOK(typ):
-			return v.errorf(id, t, "Invalid type_id", "entry %d type ID %d is %s", i, typ, v.badRef(typ))
+			return v.entryErr(FormVsi, id, t, i, "Invalid type_id", "entry %d type ID %d is %s", i, typ, v.badRef(typ))
 		case uint64(off) < end:
-			return v.errorf(id, t, "Invalid offset", "entry %d offset %d overlaps the previous entry ending at %d (entries must be sorted)", i, off, end)
+			return v.entryErr(FormVsi, id, t, i, "Invalid offset", "entry %d offset %d overlaps the previous entry ending at %d (entries must be sorted)", i, off, end)
 		case off >= size:
-			return v.errorf(id, t, "Invalid offset", "entry %d offset %d is beyond section size %d", i, off, size)
+			return v.entryErr(FormVsi, id, t, i, "Invalid offset", "entry %d offset %d is beyond section size %d", i, off, size)
 		case sz == 0 || sz > size:
-			return v.errorf(id, t, "Invalid size", "entry %d size %d is 0 or exceeds section size %d", i, sz, size)
+			return v.entryErr(FormVsi, id, t, i, "Invalid size", "entry %d size %d is 0 or exceeds section size %d", i, sz, size)
 		}
-		end = uint64(off) + uint64(sz)
+		// The kernel adds offset and size in 32 bits, so a sum past
+		// 2^32 wraps around and passes.
+		end = uint64(off + sz)
 		if end > uint64(size) {
-			return v.errorf(id, t, "Invalid offset+size", "entry %d [%d, %d) ends beyond section size %d", i, off, end, size)
+			return v.entryErr(FormVsi, id, t, i, "Invalid offset+size", "entry %d [%d, %d) ends beyond section size %d", i, off, end, size)
 		}
 		sum += uint64(sz)
 	}

@@ -56,22 +56,36 @@ const (
 )
 
 // nameClass classifies the string at the valid offset off.
+// With v.own only the Spec's own strings are memoised: a module's BTF is
+// small next to the vmlinux strings its names also point into.
 func (v *validator) nameClass(off uint32) uint8 {
-	if v.names == nil {
-		v.names = make([]uint8, v.strs.Len())
+	memoStart := uint32(0)
+	if v.own {
+		memoStart = v.strs.start
 	}
-	if c := v.names[off]; c != 0 {
+	if off < memoStart {
+		return classifyName(v.strAt(off))
+	}
+	if v.names == nil {
+		v.names = make([]uint8, v.strs.Len()-memoStart)
+	}
+	if c := v.names[off-memoStart]; c != 0 {
 		return c
 	}
+	c := classifyName(v.strAt(off))
+	v.names[off-memoStart] = c
+	return c
+}
+
+// classifyName computes the name classes of the string at the start of b.
+func classifyName(b []byte) uint8 {
 	c := uint8(nameClassified)
-	b := v.strAt(off)
 	if identOK(b) {
 		c |= nameIdentOK
 	}
 	if sectionOK(b) {
 		c |= nameSectionOK
 	}
-	v.names[off] = c
 	return c
 }
 
@@ -81,8 +95,14 @@ func (v *validator) nameClass(off uint32) uint8 {
 func (v *validator) validIdent(off uint32) bool { return v.nameClass(off)&nameIdentOK != 0 }
 
 // validSection reports whether the string at the valid offset off is a
-// name the kernel accepts for a DATASEC.
-func (v *validator) validSection(off uint32) bool { return v.nameClass(off)&nameSectionOK != 0 }
+// name the kernel accepts for a DATASEC: any printable string, or, under
+// the rules with DatasecIdentNames, an identifier.
+func (v *validator) validSection(off uint32) bool {
+	if v.opts.Rules.DatasecIdentNames {
+		return v.validIdent(off)
+	}
+	return v.nameClass(off)&nameSectionOK != 0
+}
 
 // nonEmpty reports whether the string at the valid offset off is not empty.
 func (v *validator) nonEmpty(off uint32) bool {

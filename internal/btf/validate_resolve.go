@@ -2,6 +2,7 @@ package btf
 
 import (
 	"errors"
+	"fmt"
 	"math"
 )
 
@@ -29,6 +30,7 @@ const (
 	notVisited uint8 = iota
 	visiting
 	resolvedState
+	failedState // an earlier walk through it failed (AllFaults)
 )
 
 // resolveMode is the kernel's resolve_mode: which referenced types count as
@@ -52,6 +54,7 @@ type vertex struct {
 var (
 	errTooDeep = errors.New("resolution deeper than the kernel's stack")
 	errLoop    = errors.New("reference loop")
+	errSkip    = errors.New("reaches a type an earlier fault involves")
 )
 
 func isModifier(k Kind) bool {
@@ -122,6 +125,9 @@ func (v *validator) push(t Type, id TypeID) error {
 	if v.top == maxResolveDepth {
 		return errTooDeep
 	}
+	if v.state[id] == failedState {
+		return errSkip
+	}
 	if v.state[id] != notVisited {
 		return errLoop
 	}
@@ -182,34 +188,47 @@ func (v *validator) sizeOf(id TypeID) (rid TypeID, size uint32, rt Type, ok bool
 	return 0, 0, nil, false
 }
 
-// checkAllTypes resolves every type in ID order and checks every
-// FUNC_PROTO, as the kernel's second pass does.
-func (v *validator) checkAllTypes() error {
+// runResolve resolves every type in ID order and checks every FUNC_PROTO,
+// as the kernel's second pass does. Faults go to add as in runMetas. After
+// a fault the walk's unfinished types are marked failed, so that later
+// walks that reach them end silently rather than report it again.
+func (v *validator) runResolve(add func(error) bool) bool {
 	n := int(v.n) + 1
 	v.state = make([]uint8, n)
 	v.resID = make([]uint32, n)
 	v.resSize = make([]uint32, n)
-	for _, l := range v.layers {
+	for _, id := range v.failed {
+		v.state[id] = failedState
+	}
+	layers := v.layers
+	if v.own {
+		layers = layers[len(layers)-1:]
+	}
+	for _, l := range layers {
 		for i := range l.spec.NumTypes() {
 			id := l.firstID + TypeID(i)
 			t := l.spec.typeAt(i)
 			k := t.Kind()
+			if v.state[id] == failedState {
+				continue
+			}
 			if needsResolve(k) && v.state[id] != resolvedState {
-				if err := v.resolve(t, id); err != nil {
-					return err
+				if err := v.resolve(t, id); err != nil && err != errSkip && !add(err) {
+					return false
 				}
 			}
 			if k == KindFuncProto {
-				if err := v.checkFuncProto(id, t); err != nil {
-					return err
+				if err := v.checkFuncProto(id, t); err != nil && err != errSkip && !add(err) {
+					return false
 				}
 			}
 		}
 	}
-	return nil
+	return true
 }
 
 // resolve runs one depth-first walk from type id (the kernel's btf_resolve).
+// It returns errSkip when the walk reached a type an earlier walk failed on.
 func (v *validator) resolve(t Type, id TypeID) error {
 	v.mode = modeUndecided
 	v.top = 0
@@ -217,16 +236,29 @@ func (v *validator) resolve(t Type, id TypeID) error {
 	for err == nil && v.top > 0 {
 		err = v.resolveTop()
 	}
+	if err != nil {
+		for _, vx := range v.stack[:v.top] {
+			v.state[vx.id] = failedState
+		}
+		if err == errSkip && v.state[id] != failedState {
+			v.state[id] = failedState
+		}
+	}
 	switch err {
 	case nil:
 	case errTooDeep:
-		return v.errorf(id, t, "Exceeded max resolving depth", "resolving needs more than %d nested types (the kernel's MAX_RESOLVE_DEPTH)", maxResolveDepth)
+		e := v.errorf(id, t, fmt.Sprintf("Exceeded max resolving depth:%d", maxResolveDepth), "resolving needs more than %d nested types (the kernel's MAX_RESOLVE_DEPTH)", maxResolveDepth)
+		e.Errno = errnoE2BIG
+		return e
 	case errLoop:
-		return v.errorf(id, t, "Loop detected", "reference loop: a type contains or aliases itself without a pointer in between")
+		e := v.errorf(id, t, "Loop detected", "reference loop: a type contains or aliases itself without a pointer in between")
+		e.Errno = errnoEEXIST
+		return e
 	default:
 		return err
 	}
 	if !v.resolveValid(t, id) {
+		v.state[id] = failedState
 		return v.errorf(id, t, "Invalid resolve state", "type does not resolve to a sized type")
 	}
 	return nil
@@ -256,7 +288,18 @@ func (v *validator) resolveTop() error {
 	case KindDeclTag:
 		return v.resolveDeclTag(vx.id, t)
 	}
-	return v.errorf(vx.id, t, "Unsupported resolve", "kind %s cannot be resolved", t.Kind())
+	return v.formErrorf(FormBasic, vx.id, t, "Unsupported resolve", "kind %s cannot be resolved", t.Kind())
+}
+
+// argErr is the kernel's reason for a bad parameter, numbered from 1.
+func argErr(n int) string { return fmt.Sprintf("Invalid arg#%d", n) }
+
+// vsiErr builds the error about entry i of DATASEC id found while
+// resolving.
+func (v *validator) vsiErr(id TypeID, t Type, i int, kernel, format string, args ...any) error {
+	e := v.entryErr(FormVsi, id, t, i, kernel, format, args...)
+	e.Resolve = true
+	return e
 }
 
 // describeRef names what a bad reference points at, for error messages.
@@ -357,7 +400,7 @@ func (v *validator) resolveStruct(vx *vertex, t Type) error {
 	id := vx.id
 	if vx.next > 0 {
 		m := t.Member(vx.next - 1)
-		if err := v.checkMember(id, t, m, v.typ(m.Type)); err != nil {
+		if err := v.checkMember(id, t, m, vx.next-1, v.typ(m.Type)); err != nil {
 			return err
 		}
 	}
@@ -365,13 +408,15 @@ func (v *validator) resolveStruct(vx *vertex, t Type) error {
 		m := t.Member(i)
 		mt := v.typ(m.Type)
 		if mt == nil || noSize(mt) || sourceOnly(mt.Kind()) {
-			return v.errorf(id, t, "Invalid member", "member '%s' type ID %d is %s, which cannot be a member", v.strs.String(m.NameOff), m.Type, describeRef(mt))
+			e := v.entryErr(FormMember, id, t, i, "Invalid member", "member '%s' type ID %d is %s, which cannot be a member", v.strs.String(m.NameOff), m.Type, describeRef(mt))
+			e.Resolve = true
+			return e
 		}
 		if !v.final(mt) && !v.isResolved(m.Type) {
 			vx.next = i + 1
 			return v.push(mt, m.Type)
 		}
-		if err := v.checkMember(id, t, m, mt); err != nil {
+		if err := v.checkMember(id, t, m, i, mt); err != nil {
 			return err
 		}
 	}
@@ -388,7 +433,7 @@ func (v *validator) resolveDatasec(vx *vertex, t Type) error {
 		typ, _, sz := t.SecInfo(i)
 		vt := v.typ(typ)
 		if vt.Kind() != KindVar {
-			return v.errorf(id, t, "Not a VAR kind member", "entry %d refers to type ID %d, %s, not a VAR", i, typ, describeRef(vt))
+			return v.vsiErr(id, t, i, "Not a VAR kind member", "entry %d refers to type ID %d, %s, not a VAR", i, typ, describeRef(vt))
 		}
 		if !v.final(vt) && !v.isResolved(typ) {
 			vx.next = i + 1
@@ -396,10 +441,10 @@ func (v *validator) resolveDatasec(vx *vertex, t Type) error {
 		}
 		_, size, _, ok := v.sizeOf(vt[2])
 		if !ok {
-			return v.errorf(id, t, "Invalid type", "entry %d: VAR [%d] has no sized type", i, typ)
+			return v.vsiErr(id, t, i, "Invalid type", "entry %d: VAR [%d] has no sized type", i, typ)
 		}
 		if sz < size {
-			return v.errorf(id, t, "Invalid size", "entry %d size %d is smaller than VAR [%d]'s type size %d", i, sz, typ, size)
+			return v.vsiErr(id, t, i, "Invalid size", "entry %d size %d is smaller than VAR [%d]'s type size %d", i, sz, typ, size)
 		}
 	}
 	v.popResolved(0, 0)
@@ -415,7 +460,7 @@ func (v *validator) checkFunc(id TypeID, t Type) error {
 	}
 	for i := range p.Vlen() {
 		if name, typ := p.Param(i); name == 0 && typ != 0 {
-			return v.errorf(id, t, "Invalid arg", "parameter %d of FUNC_PROTO [%d] has no name", i+1, t[2])
+			return v.errorf(id, t, argErr(i+1), "parameter %d of FUNC_PROTO [%d] has no name", i+1, t[2])
 		}
 	}
 	return nil
@@ -486,7 +531,7 @@ func (v *validator) checkFuncProto(id TypeID, t Type) error {
 		}
 		if needsResolve(rt.Kind()) && !v.isResolved(ret) {
 			if err := v.resolve(rt, ret); err != nil {
-				return err
+				return err // errSkip too: nothing more to say about t
 			}
 		}
 		if _, _, _, ok := v.sizeOf(ret); !ok {
@@ -499,7 +544,7 @@ func (v *validator) checkFuncProto(id TypeID, t Type) error {
 	}
 	if name, typ := t.Param(n - 1); typ == 0 {
 		if name != 0 {
-			return v.errorf(id, t, "Invalid arg", "parameter %d: the vararg marker (type void) must have no name", n)
+			return v.errorf(id, t, argErr(n), "parameter %d: the vararg marker (type void) must have no name", n)
 		}
 		n--
 	}
@@ -507,10 +552,10 @@ func (v *validator) checkFuncProto(id TypeID, t Type) error {
 		name, typ := t.Param(i)
 		at := v.typ(typ)
 		if at == nil || sourceOnly(at.Kind()) {
-			return v.errorf(id, t, "Invalid arg", "parameter %d type ID %d is %s", i+1, typ, describeRef(at))
+			return v.errorf(id, t, argErr(i+1), "parameter %d type ID %d is %s", i+1, typ, describeRef(at))
 		}
 		if name != 0 && (!v.nameOffValid(name) || !v.validIdent(name)) {
-			return v.errorf(id, t, "Invalid arg", "parameter %d name is not a valid C identifier", i+1)
+			return v.errorf(id, t, argErr(i+1), "parameter %d name is not a valid C identifier", i+1)
 		}
 		if needsResolve(at.Kind()) && !v.isResolved(typ) {
 			if err := v.resolve(at, typ); err != nil {
@@ -518,46 +563,63 @@ func (v *validator) checkFuncProto(id TypeID, t Type) error {
 			}
 		}
 		if _, _, _, ok := v.sizeOf(typ); !ok {
-			return v.errorf(id, t, "Invalid arg", "parameter %d type ID %d (%s) has no size (void is only allowed as the last, vararg, parameter)", i+1, typ, describeRef(at))
+			return v.errorf(id, t, argErr(i+1), "parameter %d type ID %d (%s) has no size (void is only allowed as the last, vararg, parameter)", i+1, typ, describeRef(at))
 		}
 	}
 	return nil
 }
 
-// checkModifierChains is the kernel's last pass over modifiers: following
-// any chain of TYPEDEF/VOLATILE/CONST/RESTRICT/TYPE_TAG takes at most 32
-// steps, and TYPE_TAGs come only at the start of a chain. Chains already
-// walked from a lower ID are not walked again, so the pass is linear.
-func (v *validator) checkModifierChains() error {
-	var good TypeID
-	for id := TypeID(1); id <= v.n; id++ {
+// runChains is the kernel's last pass over modifiers: following any chain
+// of TYPEDEF/VOLATILE/CONST/RESTRICT/TYPE_TAG takes at most 32 steps, and
+// TYPE_TAGs come only at the start of a chain. Chains already walked from a
+// lower ID are not walked again, so the pass is linear. With v.own it
+// starts at the Spec's first own type, and base types count as walked.
+// Faults go to add as in runMetas.
+func (v *validator) runChains(add func(error) bool) bool {
+	start := TypeID(1)
+	if v.own {
+		start = v.s.firstID
+	}
+	good := start - 1
+	for id := start; id <= v.n; id++ {
 		t := v.typ(id)
 		if !isModifier(t.Kind()) {
 			continue
 		}
-		inTags := t.Kind() == KindTypeTag
-		cur := id
-		for steps := 0; isModifier(t.Kind()); steps++ {
-			if steps == maxModifierChain {
-				return v.errorf(id, v.typ(id), "Max chain length or cycle detected", "modifier chain longer than %d types", maxModifierChain)
-			}
-			if t.Kind() == KindTypeTag {
-				if !inTags {
-					return v.errorf(id, v.typ(id), "Type tags don't precede modifiers", "TYPE_TAG [%d] follows a non-tag modifier in the chain", cur)
-				}
-			} else {
-				inTags = false
-			}
-			if cur <= good {
-				break
-			}
-			cur = t[2]
-			t = v.typ(cur)
-			if t == nil {
-				return v.errorf(id, v.typ(id), "", "modifier chain reaches type ID %d, which does not exist", cur)
-			}
+		if err := v.checkChain(id, t, good); err != nil && !add(err) {
+			return false
 		}
 		good = id
+	}
+	return true
+}
+
+// checkChain walks the modifier chain from type id; types up to good have
+// been walked before.
+func (v *validator) checkChain(id TypeID, t Type, good TypeID) error {
+	inTags := t.Kind() == KindTypeTag
+	cur := id
+	for steps := 0; isModifier(t.Kind()); steps++ {
+		if steps == maxModifierChain {
+			e := v.formErrorf(FormBlob, id, v.typ(id), "Max chain length or cycle detected", "modifier chain longer than %d types", maxModifierChain)
+			e.Errno = errnoELOOP
+			return e
+		}
+		if t.Kind() == KindTypeTag {
+			if !inTags {
+				return v.formErrorf(FormBlob, id, v.typ(id), "Type tags don't precede modifiers", "TYPE_TAG [%d] follows a non-tag modifier in the chain", cur)
+			}
+		} else {
+			inTags = false
+		}
+		if cur <= good {
+			break
+		}
+		cur = t[2]
+		t = v.typ(cur)
+		if t == nil {
+			return v.formErrorf(FormSilent, id, v.typ(id), "", "modifier chain reaches type ID %d, which does not exist", cur)
+		}
 	}
 	return nil
 }

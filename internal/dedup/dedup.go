@@ -246,6 +246,25 @@ func Dedup(s *btf.Spec, opts Options) (*btf.Spec, *Stats, error) {
 	return out, st, err
 }
 
+// Representatives deduplicates s as Dedup does and returns, for each own
+// type of s (index i for ID s.FirstID()+i), the input ID of the type its
+// equivalence class keeps: a base type, the type itself, or another own
+// type. The own types whose representative is not themselves are those
+// Dedup removes: copies of base types, and duplicates of other own types.
+// s is not modified.
+func Representatives(s *btf.Spec, opts Options) ([]btf.TypeID, error) {
+	opts.InPlace, opts.Discard = false, false
+	d, _, _, err := run(s, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]btf.TypeID, s.NumTypes())
+	for i := range out {
+		out[i] = d.resolve(s.FirstID() + btf.TypeID(i))
+	}
+	return out, nil
+}
+
 // run is Dedup that also returns its state, from which mappedID answers
 // where each input type went (the property tests use it).
 func run(s *btf.Spec, opts Options) (*deduper, *btf.Spec, *Stats, error) {

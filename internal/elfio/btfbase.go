@@ -3,37 +3,24 @@ package elfio
 import (
 	"bytes"
 	"debug/elf"
-	"errors"
 	"fmt"
-	"os"
 )
 
 // ReadSplitBTF is ReadBTF for files that may carry a distilled base, as an
 // out-of-tree kernel module built with pahole's distilled_base feature does:
 // it returns the .BTF bytes and, when the ELF file also has a .BTF.base
 // section, that section's bytes (the distilled base the .BTF is split on;
-// nil otherwise). Raw BTF input has no distilled base. Errors name the file
-// and section.
+// nil otherwise). Raw BTF input has no distilled base. Compressed modules
+// are read as ReadBTFFile reads them. Errors name the file and section.
 func ReadSplitBTF(path string) (data, base []byte, err error) {
-	f, err := Open(path)
-	if errors.Is(err, ErrNotELF) {
-		data, err = os.ReadFile(path)
-		return data, nil, err
-	}
+	f, err := ReadBTFFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer f.Close()
-	if data, err = f.btfSection(path, ".BTF"); err != nil {
-		return nil, nil, err
-	}
-	if data == nil {
+	if f.ELF && f.BTF == nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, ErrNoBTF)
 	}
-	if base, err = f.btfSection(path, ".BTF.base"); err != nil {
-		return nil, nil, err
-	}
-	return data, base, nil
+	return f.BTF, f.Base, nil
 }
 
 // btfSection returns a copy of the named section's contents (decompressed if
