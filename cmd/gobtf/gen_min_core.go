@@ -35,9 +35,10 @@ type minCoreOptions struct {
 func newMinCoreBTFCmd() *cobra.Command {
 	var o minCoreOptions
 	cmd := &cobra.Command{
-		Use: `min_core_btf [--strict] [-v] [-d] INPUT OUTPUT OBJECT...
-  gobtf gen min_core_btf [--strict] [-v] [-d] --base-btf VMLINUX [--module FILE]... MODULE OUTPUT OBJECT...
-  gobtf gen min_core_btf [--strict] [-v] [-d] --base-btf VMLINUX [--module FILE]... MODULE --split-output DIR OBJECT...`,
+		Use: "min_core_btf [--strict] [-v] [-d] [-B VMLINUX] [--module FILE]... [--split-output DIR] INPUT OUTPUT OBJECT...",
+		Example: `  gobtf gen min_core_btf vmlinux.btf min.btf a.bpf.o b.bpf.o
+  gobtf gen min_core_btf --base-btf vmlinux.btf xfs.ko --module nf_conntrack.ko min.btf a.bpf.o
+  gobtf gen min_core_btf -B vmlinux.btf /sys/kernel/btf/xfs --split-output min/ a.bpf.o`,
 		Short: "Write the part of a kernel's BTF that CO-RE objects need, as bpftool gen min_core_btf does",
 		Long: `min_core_btf reads the BTF of a kernel in INPUT (raw BTF, or an ELF file with
 a .BTF section), computes every CO-RE relocation of the BPF objects OBJECT...
@@ -59,8 +60,8 @@ of several matching candidates), it keeps what that relocation needs.
 OUTPUT's types are renumbered, so a target type ID relocation
 (bpf_core_type_id_kernel) gives OUTPUT's ID of the type, as with bpftool.
 
-Kernel modules: with --base-btf VMLINUX (-B), the first argument is a
-module's split BTF on VMLINUX (raw, as /sys/kernel/btf/<module> holds it,
+Kernel modules: with --base-btf VMLINUX (-B), the first argument (INPUT) is
+a module's split BTF on VMLINUX (raw, as /sys/kernel/btf/<module> holds it,
 or a .ko file); --module FILE adds more modules (also without --base-btf,
 on INPUT). Candidates are searched as libbpf searches a running kernel
 with those modules loaded: in the vmlinux first, and in the modules only
@@ -96,7 +97,7 @@ module's) and members its relocations keep. -d prints libbpf's debug
 lines of every relocation (the local access, each candidate, matching or
 not), worded as "bpftool -d gen min_core_btf" prints them, for
 comparison.`,
-		Args: cobra.MinimumNArgs(2),
+		Args: cobra.ArbitraryArgs, // parseMinCoreArgs checks them
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runMinCoreBTF(cmd, o, args)
 		},
@@ -119,26 +120,31 @@ type minCoreArgs struct {
 }
 
 // parseMinCoreArgs sorts the arguments into files (see the command's usage).
-func parseMinCoreArgs(cmd *cobra.Command, o minCoreOptions, args []string) (minCoreArgs, error) {
+func parseMinCoreArgs(o minCoreOptions, args []string) (minCoreArgs, error) {
 	var a minCoreArgs
-	if o.baseBTF != "" {
-		a.vmlinux = o.baseBTF
-	} else {
-		a.vmlinux, args = args[0], args[1:]
+	want := 3
+	if o.splitDir != "" {
+		want = 2
 	}
-	if o.baseBTF != "" {
-		a.modules, args = append([]string{args[0]}, o.modules...), args[1:]
-	} else {
-		a.modules = o.modules
-	}
-	if o.splitDir == "" {
-		if len(args) < 2 {
-			return a, usageError{argsError(cmd, args)}
+	if len(args) < want {
+		first, second := "INPUT", " OUTPUT"
+		if o.baseBTF != "" {
+			first = "MODULE"
 		}
-		a.output, args = args[0], args[1:]
+		if o.splitDir != "" {
+			second = ""
+		}
+		return a, usageError{fmt.Errorf("min_core_btf: expected %s%s OBJECT..., got %d argument(s) (usage: gobtf gen min_core_btf [-B VMLINUX] [--module FILE]... [--split-output DIR] INPUT OUTPUT OBJECT...)", first, second, len(args))}
 	}
-	if len(args) == 0 {
-		return a, usageError{argsError(cmd, args)}
+	a.vmlinux, a.modules = o.baseBTF, o.modules
+	if o.baseBTF != "" {
+		a.modules = append([]string{args[0]}, o.modules...)
+	} else {
+		a.vmlinux = args[0]
+	}
+	args = args[1:]
+	if o.splitDir == "" {
+		a.output, args = args[0], args[1:]
 	}
 	a.objects = args
 	return a, nil
@@ -147,7 +153,7 @@ func parseMinCoreArgs(cmd *cobra.Command, o minCoreOptions, args []string) (minC
 // runMinCoreBTF minimizes the kernel's BTF for the objects and writes the
 // output.
 func runMinCoreBTF(cmd *cobra.Command, o minCoreOptions, args []string) error {
-	a, err := parseMinCoreArgs(cmd, o, args)
+	a, err := parseMinCoreArgs(o, args)
 	if err != nil {
 		return err
 	}
