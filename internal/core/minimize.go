@@ -147,11 +147,33 @@ func (mz *Minimizer) Add(obj *btfext.Object) (*ObjectResult, error) {
 			if err := res.addResult(out); err != nil {
 				return nil, fmt.Errorf("%s: relocation #%d of section %s: %w", obj.Name, i, secName, err)
 			}
+			if len(mz.Modules) > 0 && out.Outcome == NoMatch && len(out.Searched) == 1 {
+				mz.keepStop(res, obj, r.TypeID)
+			}
 		}
 	}
 	mz.merge(res)
 	mz.Objects = append(mz.Objects, res)
 	return res, nil
+}
+
+// keepStop marks, for a local type whose candidates are in the target but
+// none of which matched, the first candidate without its members: with
+// modules, the output's search for that type must stop at the target as
+// the kernel's does, also where no other relocation keeps a candidate
+// (else a kept module type of its name would be searched, in a split
+// output). A candidate without members matches no access the candidates
+// did not match.
+func (mz *Minimizer) keepStop(res *ObjectResult, obj *btfext.Object, id btf.TypeID) {
+	lt := &Types{Spec: obj.BTF, PtrSize: obj.PointerSize}
+	t, ok := lt.typ(id)
+	if !ok {
+		return
+	}
+	name, _ := lt.name(t.NameOff())
+	if c := mz.Target.addCandidates(nil, t, name); len(c) > 0 {
+		res.Marks.markType(c[0].ID, false)
+	}
 }
 
 // addResult marks what a relocation's outcome needs (see Minimizer.Add),

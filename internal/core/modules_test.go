@@ -25,7 +25,7 @@ func moduleKernel() (vm, mod *btf.Spec) {
 // moduleObject reads dev.fs.b (only the module has dev), fs___l.b (the
 // vmlinux has an fs, without b: the module's fs is never searched),
 // fs.name, and a struct none that nothing has.
-func moduleObject(t *testing.T) *btfext.Object {
+func moduleObject(t testing.TB, readName bool) *btfext.Object {
 	t.Helper()
 	s := btf.NewSpec(nil)
 	l := s.AddInt("long", 8, btf.IntSigned, 64)
@@ -40,6 +40,9 @@ func moduleObject(t *testing.T) *btfext.Object {
 		id  btf.TypeID
 		acc string
 	}{{dev, "0:1:0"}, {fsl, "0:0"}, {fs, "0:0"}, {none, "0:0"}} {
+		if r.id == fs && !readName {
+			continue
+		}
 		recs = append(recs, testutil.CoreReloRecord{InsnOff: uint32(8 * k), TypeID: r.id, AccessStrOff: s.AddString(r.acc), Kind: uint32(btfext.FieldByteOffset)})
 	}
 	ext, err := btfext.Parse(testutil.BTFExt([]uint32{sec}, [][]testutil.CoreReloRecord{recs}))
@@ -59,7 +62,7 @@ func TestMinimizeModules(t *testing.T) {
 	vm, mod := moduleKernel()
 	newMZ := func() *Minimizer {
 		mz := NewMinimizer(NewTarget("vmlinux", vm, 8), NewTarget("m", mod, 8))
-		if _, err := mz.Add(moduleObject(t)); err != nil {
+		if _, err := mz.Add(moduleObject(t, true)); err != nil {
 			t.Fatal(err)
 		}
 		return mz
@@ -114,5 +117,35 @@ func TestMinimizeModules(t *testing.T) {
 	m := split.Modules[0]
 	if m.Base() != split.Spec || m.NumTypes() != 2 || m.Name(m.Own(0)) != "fs" || m.Name(m.Own(1)) != "dev" {
 		t.Errorf("split module: %d types on its base", m.NumTypes())
+	}
+}
+
+// TestMinimizeModulesStop: with no relocation keeping the vmlinux's fs
+// (fs.name is not read), the output still stops the search for fs___l at
+// the vmlinux, as the kernel does: the split output keeps the vmlinux's fs
+// without members, and the module's own fs (kept for dev) is not
+// searched.
+func TestMinimizeModulesStop(t *testing.T) {
+	vm, mod := moduleKernel()
+	for _, split := range []bool{false, true} {
+		mz := NewMinimizer(NewTarget("vmlinux", vm, 8), NewTarget("m", mod, 8))
+		if _, err := mz.Add(moduleObject(t, false)); err != nil {
+			t.Fatal(err)
+		}
+		build := mz.Build
+		if split {
+			build = mz.BuildSplit
+		}
+		out, err := build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Mismatches) != 0 {
+			m := out.Mismatches[0]
+			t.Errorf("split=%v: %s relocated otherwise by the output: %v %d", split, m.Reloc.Local, m.Got.Outcome, m.Got.New.Val)
+		}
+		if fs := out.Spec.Type(out.IDs[3]); out.IDs[3] == 0 || fs.Vlen() != 0 {
+			t.Errorf("split=%v: the vmlinux's fs is not kept without members", split)
+		}
 	}
 }
