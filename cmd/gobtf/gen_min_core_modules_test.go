@@ -206,3 +206,29 @@ func TestMinCoreVmlinuxFirst(t *testing.T) {
 		t.Errorf("split module file lacks its own file_system_type:\n%s", d)
 	}
 }
+
+// TestMinCoreModulesKo is TestMinCoreModules on the corpus's ELF files as
+// Debian ships them: the vmlinux's .BTF and the modules' .ko files, for
+// min_core_btf and for btf merge.
+func TestMinCoreModulesKo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping: reads the corpus's vmlinux (-short)")
+	}
+	objs := buildModuleObjects(t)
+	vmlinux := testutil.Corpus(t, testutil.VmlinuxName)
+	xfs, nfct := testutil.Corpus(t, "modules/xfs.ko"), testutil.Corpus(t, "modules/nf_conntrack.ko")
+	out := filepath.Join(t.TempDir(), "min.btf")
+	_, stderr, code, err := runGobtf("gen", "min_core_btf", "-B", vmlinux, xfs, "--module", nfct, out, objs["xfs"], objs["nf_conntrack"])
+	if code != 0 || stderr != "" {
+		t.Fatalf("gobtf: exit %d: %v\n%s", code, err, stderr)
+	}
+	for mod, obj := range map[string]string{xfs: objs["xfs"], nfct: objs["nf_conntrack"]} {
+		super := superBTF(t, vmlinux, mod)
+		checkCoreRelo(t, super, out, obj)
+		merged := filepath.Join(t.TempDir(), "merged.btf")
+		mustGobtf(t, "btf", "merge", merged, vmlinux, mod)
+		if !bytes.Equal(btfSections(t, merged), btfSections(t, super)) {
+			t.Errorf("btf merge %s %s: the sections differ from btfmerge's", vmlinux, mod)
+		}
+	}
+}
