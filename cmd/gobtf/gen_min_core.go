@@ -212,7 +212,7 @@ func runMinCoreBTF(cmd *cobra.Command, o minCoreOptions, args []string) error {
 		return fmt.Errorf("%s: %w", a.vmlinux, err)
 	}
 	for _, r := range out.Renamed {
-		fmt.Fprintf(stderr, "gobtf: %s: %s %s [%d] of module %s is named %s in the output: the vmlinux has a candidate for local types named %s, which the kernel's search then does not look for in modules\n",
+		fmt.Fprintf(stderr, "gobtf: %s: %s %s [%d] of module %s is named %s in the output: the vmlinux has a candidate for local types named %s, so a running kernel does not search modules for them\n",
 			a.output, strings.ToLower(r.Module.Types.Spec.Type(r.ID).Kind().String()), r.Name, r.ID, r.Module.Name, r.NewName, r.Name)
 	}
 	c := reportRelocations(stderr, mz, out, o.verbose)
