@@ -232,3 +232,25 @@ func TestMinCoreModulesKo(t *testing.T) {
 		}
 	}
 }
+
+// TestMinCoreModulesVmlinuxObjects: objects that read vmlinux types only
+// get, with the modules given, bpftool 7.1's output for the vmlinux alone,
+// byte for byte: the modules are not searched for types the vmlinux has.
+func TestMinCoreModulesVmlinuxObjects(t *testing.T) {
+	core := buildCoreObjects(t)
+	vmlinux := testutil.Reference(t, testutil.VmlinuxName+".kbuild.btf")
+	var objs []string
+	for _, n := range []string{"fields", "types", "flavors", "narrow", "exists"} {
+		objs = append(objs, core[n])
+	}
+	dir := t.TempDir()
+	got, want := filepath.Join(dir, "gobtf.btf"), filepath.Join(dir, "bpftool.btf")
+	if code, stderr := bpftoolMinCore(t, false, vmlinux, want, objs...); code != 0 {
+		t.Fatalf("bpftool: exit %d\n%s", code, stderr)
+	}
+	mustGobtf(t, append([]string{"gen", "min_core_btf", "-B", vmlinux, testutil.Reference(t, "modules/xfs.btf"),
+		"--module", testutil.Reference(t, "modules/nf_conntrack.btf"), got}, objs...)...)
+	if !bytes.Equal(readFile(t, got), readFile(t, want)) {
+		t.Error("OUTPUT differs from bpftool's output for the vmlinux alone")
+	}
+}

@@ -158,12 +158,12 @@ func (mz *Minimizer) Add(obj *btfext.Object) (*ObjectResult, error) {
 }
 
 // keepStop marks, for a local type whose candidates are in the target but
-// none of which matched, the first candidate without its members: with
-// modules, the output's search for that type must stop at the target as
-// the kernel's does, also where no other relocation keeps a candidate
-// (else a kept module type of its name would be searched, in a split
-// output). A candidate without members matches no access the candidates
-// did not match.
+// none of which matched, and which a module has candidates for too, the
+// first target candidate without its members: the output's search for
+// that type must stop at the target as the kernel's does, also where no
+// other relocation keeps a candidate (else a kept module type of its name
+// would be searched, in a split output). A candidate without members
+// matches no access the candidates did not match.
 func (mz *Minimizer) keepStop(res *ObjectResult, obj *btfext.Object, id btf.TypeID) {
 	lt := &Types{Spec: obj.BTF, PtrSize: obj.PointerSize}
 	t, ok := lt.typ(id)
@@ -171,8 +171,14 @@ func (mz *Minimizer) keepStop(res *ObjectResult, obj *btfext.Object, id btf.Type
 		return
 	}
 	name, _ := lt.name(t.NameOff())
-	if c := mz.Target.addCandidates(nil, t, name); len(c) > 0 {
-		res.Marks.markType(c[0].ID, false)
+	for _, m := range mz.Modules {
+		if len(m.addCandidates(nil, t, name)) == 0 {
+			continue // the output's modules offer nothing to find either
+		}
+		if c := mz.Target.addCandidates(nil, t, name); len(c) > 0 {
+			res.Marks.markType(c[0].ID, false)
+		}
+		return
 	}
 }
 
