@@ -87,8 +87,8 @@ func superBTF(t *testing.T, vmlinux, module string) string {
 
 // TestMinCoreModules: with the shared xfs and nf_conntrack modules, libbpf
 // relocates each object against the one standalone OUTPUT as against the
-// super BTF of the vmlinux and its module (btfmerge), and nothing is
-// unresolved; without the modules, each relocation of a module type is
+// super BTF of the vmlinux and its module (btfmerge), nothing is
+// unresolved and the kernel loads OUTPUT; without the modules, each relocation of a module type is
 // reported, naming what was searched.
 func TestMinCoreModules(t *testing.T) {
 	objs := buildModuleObjects(t)
@@ -104,6 +104,9 @@ func TestMinCoreModules(t *testing.T) {
 	}
 	checkCoreRelo(t, superBTF(t, vmlinux, xfs), out, objs["xfs"])
 	checkCoreRelo(t, superBTF(t, vmlinux, nfct), out, objs["nf_conntrack"])
+	if b, err := exec.Command(testutil.Tool(t, "btfload"), out).CombinedOutput(); err != nil {
+		t.Errorf("btfload: the kernel refuses OUTPUT: %v\n%s", err, b)
+	}
 
 	// -B after the subcommand is --base-btf; the output is the same.
 	out2 := filepath.Join(t.TempDir(), "min2.btf")
