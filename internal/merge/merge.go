@@ -17,7 +17,8 @@ import (
 // algorithm (package dedup). A type that two modules define alike becomes
 // one; one they define differently stays two, as it does in libbpf; and a
 // module type equal to a base type becomes the base type. The inputs are
-// not modified.
+// not modified. The result is marshalled with the 32-byte header libbpf
+// 1.8 writes (its layout fields zero), so its bytes are libbpf's.
 func Merge(base *btf.Spec, modules []*btf.Spec) (*btf.Spec, *dedup.Stats, error) {
 	flat, err := btf.Flatten(base, modules)
 	if err != nil {
@@ -27,5 +28,6 @@ func Merge(base *btf.Spec, modules []*btf.Spec) (*btf.Spec, *dedup.Stats, error)
 	if err != nil {
 		return nil, nil, fmt.Errorf("deduplicating the merged BTF: %w", err)
 	}
+	out.SetHeaderLen(btf.LayoutHeaderLen)
 	return out, st, nil
 }
