@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -40,8 +39,8 @@ func buildModuleObjects(t *testing.T) map[string]string {
 	}
 	vmlinux := testutil.Reference(t, testutil.VmlinuxName+".kbuild.btf")
 	moduleObjects.once.Do(func() {
-		dir := filepath.Join(testutil.CacheDir(t), "core-module-objects")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		dir, err := scratchDir(t, "core-module-objects")
+		if err != nil {
 			moduleObjects.err = err.Error()
 			return
 		}
