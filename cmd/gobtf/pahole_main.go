@@ -319,7 +319,13 @@ func (l *loader) loadDWARF(path string) (bool, error) {
 	if l.restoreGC == nil {
 		l.restoreGC = tuning.ForLayoutView()
 	}
-	return true, l.run.Print(dw)
+	err = l.run.Print(dw)
+	var ae *prettify.ArgsError
+	if errors.As(err, &ae) {
+		// pahole's DWARF loader fails with EINVAL, which ends pahole.
+		return true, &exitError{fmt.Sprintf("pahole: %s: %s\n", path, strerror(syscall.EINVAL)), 1}
+	}
+	return true, err
 }
 
 func (l *loader) loadBTF(path string) (bool, error) {

@@ -99,11 +99,12 @@ func digit(c byte) uint64 {
 	return 99
 }
 
-// memberPath is type_instance__int_value's walk: path names a data member
-// of struct or union id, or, when no member has that whole name, a chain
-// of members "a.b.c" through nested structs and unions, the last of an
-// integer type (through typedefs). It returns the member's offset from
-// the start of id and its size.
+// memberPath is type_instance__int_value's look-up: path names a data
+// member of struct or union id or, when no member has that whole name,
+// "a.b", member b of member a (a struct or union), the last of an integer
+// type (through typedefs). pahole looks the rest of a longer path up as
+// one name ("b.c" in a), which no member has: gobtf finds none either. It
+// returns the member's offset from the start of id and its size.
 func memberPath(m *classlayout.Model, id uint32, path string) (off, size uint32, ok bool) {
 	t := m.Type(id)
 	if t == nil {
@@ -111,22 +112,20 @@ func memberPath(m *classlayout.Model, id uint32, path string) (off, size uint32,
 	}
 	i := m.MemberIndex(t, path)
 	if i < 0 {
-		parts := strings.Split(path, ".")
-		if len(parts) == 1 {
+		outer, inner, found := strings.Cut(path, ".")
+		if !found {
 			return 0, 0, false
 		}
-		for _, p := range parts[:len(parts)-1] {
-			j := m.MemberIndex(t, p)
-			if j < 0 {
-				return 0, 0, false
-			}
-			mb := &m.MembersOf(t)[j]
-			off += mb.ByteOffset
-			if t = m.Type(mb.Type); t == nil {
-				return 0, 0, false
-			}
+		j := m.MemberIndex(t, outer)
+		if j < 0 {
+			return 0, 0, false
 		}
-		if i = m.MemberIndex(t, parts[len(parts)-1]); i < 0 {
+		mb := &m.MembersOf(t)[j]
+		off = mb.ByteOffset
+		if t = m.Type(mb.Type); t == nil {
+			return 0, 0, false
+		}
+		if i = m.MemberIndex(t, inner); i < 0 {
 			return 0, 0, false
 		}
 	}

@@ -110,9 +110,17 @@ func (r *Run) Print(src classlayout.Source) error {
 		err = ferr
 	}
 	if err == nil && res == abortFile && classlayout.ArgsAbortFails(src) {
-		err = fmt.Errorf("%s: the arguments of -C do not apply to its type", classlayout.SourcePath(src))
+		err = &ArgsError{Path: classlayout.SourcePath(src)}
 	}
 	return err
+}
+
+// ArgsError is a -C argument that cannot apply to its type, in a DWARF
+// file: pahole's DWARF loader fails there (EINVAL), ending pahole.
+type ArgsError struct{ Path string }
+
+func (e *ArgsError) Error() string {
+	return e.Path + ": the arguments of -C do not apply to its type"
 }
 
 // Finish ends the run: the first -C name no file had is reported, as
