@@ -320,7 +320,7 @@ func (l *loader) loadDWARF(path string) (bool, error) {
 		l.restoreGC = tuning.ForLayoutView()
 	}
 	err = l.run.Print(dw)
-	var ae *prettify.ArgsError
+	var ae *classlayout.ArgsError
 	if errors.As(err, &ae) {
 		// pahole's DWARF loader fails with EINVAL, which ends pahole.
 		return true, &exitError{fmt.Sprintf("pahole: %s: %s\n", path, strerror(syscall.EINVAL)), 1}

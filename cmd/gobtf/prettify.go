@@ -16,7 +16,7 @@ import (
 type prettyFlags struct {
 	input      optString // --prettify FILE, "-" for standard input
 	headerType string    // --header_type (--header, as argp abbreviates it)
-	rng        string    // --range
+	rng        optString // --range
 	seek, size optString // --seek_bytes, --size_bytes
 	count      string    // --count, read with atoi
 	skip       string    // --skip
@@ -35,7 +35,7 @@ func (o *optString) Type() string       { return "string" }
 func (pf *prettyFlags) register(f *pflag.FlagSet) {
 	f.Var(&pf.input, "prettify", "print the records of `FILE` (- for standard input) as C initializers of the -C types")
 	f.StringVar(&pf.headerType, "header_type", "", "with --prettify: the input starts with a record of `TYPE`, whose members --seek_bytes, --size_bytes and range= may name ($header.MEMBER); without -C, print that record")
-	f.StringVar(&pf.rng, "range", "", "with --prettify: the header's `MEMBER`.offset and MEMBER.size say where the records are")
+	f.Var(&pf.rng, "range", "with --prettify: the header's `MEMBER`.offset and MEMBER.size say where the records are")
 	f.Var(&pf.seek, "seek_bytes", "with --prettify: skip `BYTES` of input (a number or $header.MEMBER) before the records")
 	f.Var(&pf.size, "size_bytes", "with --prettify: read `BYTES` of records (a number or $header.MEMBER)")
 	f.StringVar(&pf.count, "count", "", "with --prettify: print at most `N` records of each type")
@@ -75,12 +75,14 @@ func (pf *prettyFlags) shortcut(classNames *string) {
 func (pf *prettyFlags) newRun(l *loader, in *prettify.Input, opt classlayout.Options) runner {
 	po := prettify.Options{
 		HeaderType: pf.headerType,
-		Range:      pf.rng,
 		Skip:       uint32(atoi(pf.skip)),
 		Count:      uint32(atoi(pf.count)),
 		Hex:        opt.Hex,
 		Verbose:    l.verbose,
 		Load:       opt,
+	}
+	if pf.rng.set {
+		po.Range = &pf.rng.val
 	}
 	if pf.seek.set {
 		o := prettify.ParseOperand(pf.seek.val)

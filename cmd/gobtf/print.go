@@ -216,8 +216,9 @@ func setClassNames(o *classlayout.Options, list string, verbose bool, stdout io.
 		say = stdout
 	}
 	names, args, err := classlayout.ParseClassList(list, os.ReadFile, say)
-	if errors.Is(err, classlayout.ErrNotImplemented) {
-		return usageError{err}
+	var le *classlayout.ClassListError
+	if errors.As(err, &le) {
+		return &exitError{le.Msg, 1}
 	}
 	if err != nil {
 		return err

@@ -18,14 +18,32 @@ var ErrNotImplemented = errors.New("not implemented by gobtf")
 // "member==value" as a whole.
 type ClassArgs struct {
 	Size, TypeMember, TypeEnum, Range, Filter string
-	N                                         int // how many arguments were given
+	N                                         int    // how many arguments were given
+	Has                                       ArgSet // which were given (a value may be empty)
+
+	// FilterAfterBlank says blanks preceded the filter's text, where
+	// pahole, on a filter starting with "==", names it whole in -V's
+	// message rather than its empty left operand.
+	FilterAfterBlank bool
 }
+
+// ArgSet is a set of -C arguments.
+type ArgSet uint8
+
+// The arguments of a -C name.
+const (
+	HasSize ArgSet = 1 << iota
+	HasType
+	HasTypeEnum
+	HasRange
+	HasFilter
+)
 
 // FilterCheck says whether a -C filter can be evaluated on struct id of m
 // whose type member is typeMember (or -1) and whose type_enum enums are
 // enums: pahole's layout view stops at a filter that cannot, as at the
 // other arguments. internal/prettify provides it (prettify.FilterCheck).
-type FilterCheck func(m *Model, id uint32, typeMember int, enums []uint32, filter string) bool
+type FilterCheck func(m *Model, id uint32, typeMember int, enums []uint32, a ClassArgs) bool
 
 // ParseClassList splits a -C list as pahole does: on commas, except those
 // inside a name's parentheses; "file://FILE" entries name files with one
@@ -37,14 +55,14 @@ func ParseClassList(list string, readFile func(string) ([]byte, error), verbose 
 	add := func(entry string) error {
 		name, a, err := parseClassEntry(entry, verbose)
 		if err != nil {
-			return err
+			return &ClassListError{"pahole: " + err.Error() + "\n"}
 		}
 		names, args = append(names, name), append(args, a)
 		return nil
 	}
 	for _, e := range splitClassList(list) {
 		if e.unterminated {
-			return nil, nil, fmt.Errorf("unterminated '(' in '%s'", list)
+			return nil, nil, &ClassListError{fmt.Sprintf("Unterminated '(' in '%s'\n%21s%*s^\n", list, "", e.paren, "")}
 		}
 		path, ok := strings.CutPrefix(e.text, "file://")
 		if !ok {
@@ -72,6 +90,7 @@ func ParseClassList(list string, readFile func(string) ([]byte, error), verbose 
 type listEntry struct {
 	text         string
 	unterminated bool
+	paren        int // unterminated: where its '(' is in the list
 }
 
 // splitClassList is pahole's populate_class_names: a comma ends an entry
@@ -79,6 +98,7 @@ type listEntry struct {
 // an empty last entry, which no type matches).
 func splitClassList(s string) []listEntry {
 	var out []listEntry
+	start := 0 // of s in the list
 	for {
 		sep := strings.IndexByte(s, ',')
 		if sep < 0 {
@@ -87,7 +107,7 @@ func splitClassList(s string) []listEntry {
 		if open := strings.IndexByte(s, '('); open >= 0 && open < sep {
 			cl := strings.IndexByte(s[open:], ')')
 			if cl < 0 {
-				return append(out, listEntry{unterminated: true})
+				return append(out, listEntry{unterminated: true, paren: start + open})
 			}
 			if cl += open; cl > sep {
 				sep = cl + 1
@@ -97,7 +117,7 @@ func splitClassList(s string) []listEntry {
 			return append(out, listEntry{text: s})
 		}
 		out = append(out, listEntry{text: s[:sep]})
-		s = s[sep+1:]
+		s, start = s[sep+1:], start+sep+1
 	}
 	return append(out, listEntry{text: s})
 }
@@ -126,8 +146,10 @@ func parseClassEntry(entry string, verbose io.Writer) (string, ClassArgs, error)
 			fmt.Fprintf(verbose, "pahole: %s for '%s' is '%s'\n", what, name, v)
 		}
 	}
+	leading := len(list) < len(entry[open+1:open+cl])
 	for i, arg := range args {
 		key, value, ok := strings.Cut(arg, "=")
+		blank := i == 0 && leading
 		switch {
 		case !ok && arg == "sizeof":
 			key, value = "sizeof", "size"
@@ -139,6 +161,7 @@ func parseClassEntry(entry string, verbose io.Writer) (string, ClassArgs, error)
 			// "member==value" is filter=member==value.
 			key, value = "filter", arg
 		default:
+			blank = len(value) > 0 && strings.IndexByte(" \t\n\v\f\r", value[0]) >= 0
 			// pahole finds a missing value only at the closing
 			// parenthesis: an empty value before a comma is an empty
 			// name, which no member has.
@@ -149,19 +172,19 @@ func parseClassEntry(entry string, verbose io.Writer) (string, ClassArgs, error)
 		switch key {
 		case "sizeof":
 			say("sizeof_operator", value)
-			a.Size = value
+			a.Size, a.Has = value, a.Has|HasSize
 		case "type":
 			say("type member", value)
-			a.TypeMember = value
+			a.TypeMember, a.Has = value, a.Has|HasType
 		case "type_enum":
 			say("type enum", value)
-			a.TypeEnum = value
+			a.TypeEnum, a.Has = value, a.Has|HasTypeEnum
 		case "filter":
 			say("filter", value)
-			a.Filter = value
+			a.Filter, a.Has, a.FilterAfterBlank = value, a.Has|HasFilter, blank
 		case "range":
 			say("range", value)
-			a.Range = value
+			a.Range, a.Has = value, a.Has|HasRange
 		default:
 			return "", a, fmt.Errorf("invalid arg '%s' in '%s' (known args: sizeof=member, type=member, type_enum=enum)", key, entry)
 		}
@@ -192,25 +215,25 @@ func (p *Printer) checkArgs(id uint32, name string, a ClassArgs, errw io.Writer)
 		fmt.Fprintln(errw, "pahole: attributes are only supported with 'class' and 'struct' types")
 		return argsAbort
 	}
-	if a.Size != "" && p.m.MemberIndex(t, a.Size) < 0 {
+	if a.Has&HasSize != 0 && p.m.MemberIndex(t, a.Size) < 0 {
 		fmt.Fprintf(errw, "pahole: the sizeof member '%s' wasn't found in the '%s' type\n", a.Size, name)
 		return argsAbort
 	}
 	typeMember := -1
-	if a.TypeMember != "" {
+	if a.Has&HasType != 0 {
 		if typeMember = p.m.MemberIndex(t, a.TypeMember); typeMember < 0 {
 			fmt.Fprintf(errw, "pahole: the type member '%s' wasn't found in the '%s' type\n", a.TypeMember, name)
 			return argsAbort
 		}
 	}
 	var enums []uint32
-	if a.TypeEnum != "" {
+	if a.Has&HasTypeEnum != 0 {
 		var ok bool
 		if enums, ok = p.m.TypeEnums(a.TypeEnum); !ok {
 			return argsUnresolved
 		}
 	}
-	if a.Filter != "" && (p.opt.CheckFilter == nil || !p.opt.CheckFilter(p.m, id, typeMember, enums, a.Filter)) {
+	if a.Has&HasFilter != 0 && (p.opt.CheckFilter == nil || !p.opt.CheckFilter(p.m, id, typeMember, enums, a)) {
 		fmt.Fprintf(errw, "pahole: invalid filter '%s' for '%s'\n", a.Filter, name)
 		return argsAbort
 	}
@@ -274,7 +297,7 @@ func (m *Model) TypeEnums(names string) ([]uint32, bool) {
 // findEnum is cu__find_enumeration_by_name, declarations included.
 func (m *Model) findEnum(name string) uint32 {
 	for i := range m.Types {
-		if t := &m.Types[i]; t.Kind == KindEnum && t.Name == name {
+		if t := &m.Types[i]; t.Kind == KindEnum && t.Name == name && name != "" {
 			return uint32(i)
 		}
 	}

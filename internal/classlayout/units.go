@@ -1,5 +1,7 @@
 package classlayout
 
+import "strings"
+
 // Units calls fn with the model of each unit of src that opt's language
 // filter keeps, in order, as pahole's loader hands its stealer one unit
 // after another, until fn returns false or an error. The models are built
@@ -29,3 +31,18 @@ func ArgsAbortFails(src Source) bool { return src.badArgsFail() }
 
 // SourcePath is the path that names src in errors.
 func SourcePath(src Source) string { return src.path() }
+
+// ArgsError is a -C name whose arguments cannot apply to its type, in a
+// DWARF file: pahole's DWARF loader fails there (EINVAL), which ends
+// pahole.
+type ArgsError struct{ Path, Name string }
+
+func (e *ArgsError) Error() string {
+	return e.Path + ": the arguments of -C " + e.Name + " do not apply to its type"
+}
+
+// ClassListError is a -C list pahole cannot read; Msg is what pahole
+// prints then, whole (it then exits with status 1).
+type ClassListError struct{ Msg string }
+
+func (e *ClassListError) Error() string { return strings.TrimSuffix(e.Msg, "\n") }

@@ -149,8 +149,9 @@ type Filter struct {
 // ParseFilter is class_member_filter__parse: the filter s on struct id of
 // m, whose type= member is typeMember (-1 for none) and whose type_enum
 // enumerations are enums. With verbose set, why a filter does not parse
-// is said there, in pahole's words (unit names the unit in one of them).
-func ParseFilter(m *classlayout.Model, id uint32, typeMember int, enums []uint32, s string, verbose io.Writer) (Filter, bool) {
+// is said there, in pahole's words; afterBlank is ClassArgs'
+// FilterAfterBlank, which changes one of them.
+func ParseFilter(m *classlayout.Model, id uint32, typeMember int, enums []uint32, s string, afterBlank bool, verbose io.Writer) (Filter, bool) {
 	say := func(format string, a ...any) {
 		if verbose != nil {
 			fmt.Fprintf(verbose, format, a...)
@@ -173,6 +174,11 @@ func ParseFilter(m *classlayout.Model, id uint32, typeMember int, enums []uint32
 		}
 	}
 	name := s[:end]
+	if sep == 0 && afterBlank {
+		// pahole's walk back over blanks leaves the text, ending the
+		// blanks before it instead.
+		name = s
+	}
 	f := Filter{Member: m.MemberIndex(t, name)}
 	if f.Member < 0 {
 		say("The '%s' member wasn't found in '%s'\n", name, t.Name)
@@ -194,6 +200,7 @@ func ParseFilter(m *classlayout.Model, id uint32, typeMember int, enums []uint32
 		return Filter{}, false
 	}
 	if typeMember != f.Member {
+		// pahole prints the two members' addresses here.
 		say("type->type_member != filter->left in filter '%s'\n", s)
 		return Filter{}, false
 	}
@@ -209,8 +216,8 @@ func ParseFilter(m *classlayout.Model, id uint32, typeMember int, enums []uint32
 
 // FilterCheck is classlayout.FilterCheck: whether ParseFilter reads the
 // filter.
-func FilterCheck(m *classlayout.Model, id uint32, typeMember int, enums []uint32, filter string) bool {
-	_, ok := ParseFilter(m, id, typeMember, enums, filter, nil)
+func FilterCheck(m *classlayout.Model, id uint32, typeMember int, enums []uint32, a classlayout.ClassArgs) bool {
+	_, ok := ParseFilter(m, id, typeMember, enums, a.Filter, a.FilterAfterBlank, nil)
 	return ok
 }
 

@@ -27,8 +27,8 @@ import (
 // Options are the pretty-printer's options; the -C names are given to
 // NewRun, the loading options (languages) in Load.
 type Options struct {
-	HeaderType string // --header_type ("" for none)
-	Range      string // --range ("" for none)
+	HeaderType string  // --header_type ("" for none)
+	Range      *string // --range (nil for none)
 	Seek, Size *Operand
 	Skip       uint32 // --skip, atoi's value taken as pahole's uint32
 	Count      uint32 // --count; 0: every record
@@ -91,9 +91,9 @@ func NewRun(opt Options, protos []Prototype, in *Input, w, errw io.Writer) *Run 
 type stealResult uint8
 
 const (
-	nextUnit stealResult = iota // some type is still missing
-	stopFile                    // printed: the file's other units are not read
-	abortFile                   // an argument does not apply to its type
+	nextUnit  stealResult = iota // some type is still missing
+	stopFile                     // printed: the file's other units are not read
+	abortFile                    // an argument does not apply to its type
 )
 
 // Print looks for the types in src's units in order and, once every -C
@@ -110,17 +110,9 @@ func (r *Run) Print(src classlayout.Source) error {
 		err = ferr
 	}
 	if err == nil && res == abortFile && classlayout.ArgsAbortFails(src) {
-		err = &ArgsError{Path: classlayout.SourcePath(src)}
+		err = &classlayout.ArgsError{Path: classlayout.SourcePath(src), Name: r.protos[0].Name}
 	}
 	return err
-}
-
-// ArgsError is a -C argument that cannot apply to its type, in a DWARF
-// file: pahole's DWARF loader fails there (EINVAL), ending pahole.
-type ArgsError struct{ Path string }
-
-func (e *ArgsError) Error() string {
-	return e.Path + ": the arguments of -C do not apply to its type"
 }
 
 // Finish ends the run: the first -C name no file had is reported, as
@@ -185,32 +177,32 @@ func (r *Run) resolve(m *classlayout.Model, p *proto) stealResult {
 		return abortFile
 	}
 	sizeMember, typeMember := -1, -1
-	if a.Size != "" {
+	if a.Has&classlayout.HasSize != 0 {
 		if sizeMember = m.MemberIndex(t, a.Size); sizeMember < 0 {
 			fmt.Fprintf(r.errw, "pahole: the sizeof member '%s' wasn't found in the '%s' type\n", a.Size, p.Name)
 			return abortFile
 		}
 	}
-	if a.TypeMember != "" {
+	if a.Has&classlayout.HasType != 0 {
 		if typeMember = m.MemberIndex(t, a.TypeMember); typeMember < 0 {
 			fmt.Fprintf(r.errw, "pahole: the type member '%s' wasn't found in the '%s' type\n", a.TypeMember, p.Name)
 			return abortFile
 		}
 	}
 	var enums []uint32
-	if a.TypeEnum != "" {
+	if a.Has&classlayout.HasTypeEnum != 0 {
 		var ok bool
 		if enums, ok = m.TypeEnums(a.TypeEnum); !ok {
 			return nextUnit
 		}
 	}
 	var filter *Filter
-	if a.Filter != "" {
+	if a.Has&classlayout.HasFilter != 0 {
 		var verbose io.Writer
 		if r.opt.Verbose {
 			verbose = r.errw
 		}
-		f, ok := ParseFilter(m, id, typeMember, enums, a.Filter, verbose)
+		f, ok := ParseFilter(m, id, typeMember, enums, a.Filter, a.FilterAfterBlank, verbose)
 		if !ok {
 			fmt.Fprintf(r.errw, "pahole: invalid filter '%s' for '%s'\n", a.Filter, p.Name)
 			return abortFile

@@ -1,6 +1,10 @@
 package prettify
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gobtf/gobtf/internal/classlayout"
+)
 
 // The input's positioning before a type's records, as pahole's
 // prototype__stdio_fprintf_value does it, in its words. Each returns
@@ -11,11 +15,13 @@ import "fmt"
 // many bytes they take. done says that a range was asked for, ok that it
 // was applied.
 func (r *Run) seekRange(p *proto, spec *walkSpec) (ok, done bool) {
-	rng := r.opt.Range
-	if rng == "" {
+	var rng string
+	switch {
+	case r.opt.Range != nil:
+		rng = *r.opt.Range
+	case p.Args.Has&classlayout.HasRange != 0:
 		rng = p.Args.Range
-	}
-	if rng == "" {
+	default:
 		return false, false
 	}
 	h := r.header
