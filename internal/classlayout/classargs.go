@@ -43,7 +43,9 @@ const (
 // whose type member is typeMember (or -1) and whose type_enum enums are
 // enums: pahole's layout view stops at a filter that cannot, as at the
 // other arguments. internal/prettify provides it (prettify.FilterCheck).
-type FilterCheck func(m *Model, id uint32, typeMember int, enums []uint32, a ClassArgs) bool
+// With verbose set, why a filter cannot be evaluated is said there, as
+// pahole -V says it.
+type FilterCheck func(m *Model, id uint32, typeMember int, enums []uint32, a ClassArgs, verbose io.Writer) bool
 
 // ParseClassList splits a -C list as pahole does: on commas, except those
 // inside a name's parentheses; "file://FILE" entries name files with one
@@ -233,7 +235,11 @@ func (p *Printer) checkArgs(id uint32, name string, a ClassArgs, errw io.Writer)
 			return argsUnresolved
 		}
 	}
-	if a.Has&HasFilter != 0 && (p.opt.CheckFilter == nil || !p.opt.CheckFilter(p.m, id, typeMember, enums, a)) {
+	var verbose io.Writer
+	if p.opt.Verbose {
+		verbose = errw
+	}
+	if a.Has&HasFilter != 0 && (p.opt.CheckFilter == nil || !p.opt.CheckFilter(p.m, id, typeMember, enums, a, verbose)) {
 		fmt.Fprintf(errw, "pahole: invalid filter '%s' for '%s'\n", a.Filter, name)
 		return argsAbort
 	}

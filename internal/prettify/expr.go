@@ -216,8 +216,8 @@ func ParseFilter(m *classlayout.Model, id uint32, typeMember int, enums []uint32
 
 // FilterCheck is classlayout.FilterCheck: whether ParseFilter reads the
 // filter.
-func FilterCheck(m *classlayout.Model, id uint32, typeMember int, enums []uint32, a classlayout.ClassArgs) bool {
-	_, ok := ParseFilter(m, id, typeMember, enums, a.Filter, a.FilterAfterBlank, nil)
+func FilterCheck(m *classlayout.Model, id uint32, typeMember int, enums []uint32, a classlayout.ClassArgs, verbose io.Writer) bool {
+	_, ok := ParseFilter(m, id, typeMember, enums, a.Filter, a.FilterAfterBlank, verbose)
 	return ok
 }
 

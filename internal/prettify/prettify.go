@@ -19,7 +19,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/gobtf/gobtf/internal/classlayout"
 )
@@ -74,6 +73,8 @@ type Run struct {
 	protos []*proto // the names not printed yet, in order
 	header *header
 	vp     valuePrinter
+
+	aborted string // the -C name whose arguments did not apply
 }
 
 // NewRun starts a run reading in, printing records to w and pahole's
@@ -110,7 +111,7 @@ func (r *Run) Print(src classlayout.Source) error {
 		err = ferr
 	}
 	if err == nil && res == abortFile && classlayout.ArgsAbortFails(src) {
-		err = &classlayout.ArgsError{Path: classlayout.SourcePath(src), Name: r.protos[0].Name}
+		err = &classlayout.ArgsError{Path: classlayout.SourcePath(src), Name: r.aborted}
 	}
 	return err
 }
@@ -146,7 +147,10 @@ func (r *Run) steal(m *classlayout.Model) stealResult {
 			continue
 		}
 		switch res := r.resolve(m, p); res {
-		case abortFile, nextUnit:
+		case abortFile:
+			r.aborted = p.Name
+			return res
+		case nextUnit:
 			return res
 		}
 	}
@@ -334,7 +338,7 @@ func (r *Run) realType(p *proto, rec []byte) uint32 {
 		if len(name) > 1023 {
 			name = name[:1023] // pahole's buffer
 		}
-		if rid := p.m.FindType(strings.ToLower(name)); rid != 0 && p.m.Type(rid).Kind == classlayout.KindStruct {
+		if rid := p.m.FindType(asciiLower(name)); rid != 0 && p.m.Type(rid).Kind == classlayout.KindStruct {
 			id = rid
 		}
 	}
@@ -343,4 +347,15 @@ func (r *Run) realType(p *proto, rec []byte) uint32 {
 	}
 	p.realTypes[v] = id
 	return id
+}
+
+// asciiLower is strlwr: ASCII letters in lower case.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
