@@ -309,7 +309,12 @@ func sizeOf(m *classlayout.Model, id uint32) int {
 			return 0
 		}
 		switch t.Kind {
-		case classlayout.KindStruct, classlayout.KindUnion, classlayout.KindEnum, classlayout.KindBase:
+		case classlayout.KindStruct, classlayout.KindUnion:
+			if t.Size == 1 && t.N == 0 {
+				return 0 // pahole's empty base optimization trick (C++'s empty classes)
+			}
+			return mult * int(t.Size)
+		case classlayout.KindEnum, classlayout.KindBase:
 			return mult * int(t.Size)
 		case classlayout.KindPointer:
 			return mult * int(m.AddrSize)
