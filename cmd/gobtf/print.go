@@ -84,7 +84,8 @@ func registerPrintFlags(cmd *cobra.Command, verbose *bool) *printOptions {
 	f.BoolVar(&p.numericVersion, "numeric_version", false, "print the pahole version gobtf emulates as a number ("+numericVersion()+")")
 	f.BoolVar(&p.runningKernel, "running_kernel_vmlinux", false, "print the path of the vmlinux whose build ID is the running kernel's (/sys/kernel/notes), found where pahole looks")
 	f.Var(&hashBitsFlag{&p.hashBits}, "hashbits", "the `BITS` of pahole's DWARF loader's hash table keys: checked as pahole checks them (at most 31; DWARF is read only up to 21), no other effect")
-	f.Bool("skip_emitting_atomic_typedefs", false, "with --compile, which gobtf does not implement: no effect")
+	f.BoolVar(&o.Compile, "compile", false, "print compilable C: before each type, the types it needs, declared or defined")
+	f.BoolVar(&o.SkipAtomicTypedefs, "skip_emitting_atomic_typedefs", false, "with --compile: do not emit 'typedef _Atomic int atomic_int' and friends")
 	p.registerUnsupported(f)
 	return p
 }
@@ -108,7 +109,6 @@ func (p *printOptions) registerUnsupported(f *pflag.FlagSet) {
 	flag("find_pointers_to", "f", true)
 	flag("decl_exclude", "D", true)
 	flag("cu_exclude", "X", true)
-	flag("compile", "", false)
 	flag("count", "", true)
 	flag("skip", "", true)
 	flag("seek_bytes", "", true)

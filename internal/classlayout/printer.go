@@ -88,6 +88,11 @@ type Options struct {
 	// (its DW_AT_language; DW_LANG_C for BTF) is left out, as pahole's
 	// --lang and --lang_exclude leave units out.
 	SkipLanguage func(lang dwarf.Lang) bool
+	// Compile (--compile) prints, before each type, the definitions and
+	// declarations it needs, so that the output compiles (compile.go);
+	// SkipAtomicTypedefs (--skip_emitting_atomic_typedefs) leaves out the
+	// typedefs of atomic_ base types.
+	Compile, SkipAtomicTypedefs bool
 }
 
 // classArgs returns the arguments of ClassNames[i].
@@ -152,6 +157,9 @@ type Printer struct {
 	packCache             *packCache        // -P: reorganized sizes by layout, shared by a file's units
 	notes                 []string          // said on the error stream after the output
 	spill                 func() error      // writes out buf mid-type (-S's many steps), when set
+
+	emits *emissions // --compile: what was emitted, shared by the units of a run
+	emit  *unitEmit  // --compile: this unit's part
 }
 
 // NewPrinter returns a printer of m with the options opt.
@@ -304,6 +312,10 @@ func (p *Printer) classFormatter(t *Type, id uint32) {
 		id := p.m.idOf(t)
 		p.recursion[id]++
 		defer func() { p.recursion[id]-- }()
+	}
+	if p.opt.Compile {
+		p.compileClass(t, id, &c)
+		return
 	}
 	p.tagFprintf(t, &c)
 	p.byte1('\n')

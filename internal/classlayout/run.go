@@ -63,6 +63,7 @@ type Run struct {
 
 	seen  *seenDefs  // the definitions printed, by name
 	cache *packCache // -P: reorganized sizes by layout
+	emits *emissions // --compile: what was emitted
 
 	src   Source // the source being printed
 	units []int  // its units the language filter keeps, in order
@@ -77,7 +78,8 @@ type Run struct {
 // found, -C arguments that do not apply) on errw.
 func NewRun(opt Options, w, errw io.Writer) *Run {
 	return &Run{opt: opt, bw: bufio.NewWriterSize(w, 1<<16), errw: errw,
-		seen: &seenDefs{byName: make(map[string][]seenDef)}, cache: new(packCache)}
+		seen: &seenDefs{byName: make(map[string][]seenDef)}, cache: new(packCache),
+		emits: newEmissions(opt.SkipAtomicTypedefs)}
 }
 
 // Print prints what pahole prints from src, the next file of the run. On an
@@ -95,7 +97,7 @@ func (r *Run) Print(src Source) error {
 		err = r.named()
 	case r.opt.sortsLayouts():
 		err = r.collectSorted()
-	case r.opt.JustPacked || r.opt.Sort || len(r.units) < 2:
+	case r.opt.JustPacked || r.opt.Sort || r.opt.Compile || len(r.units) < 2:
 		// --packed filters by packed attributes, which printing earlier
 		// types infers: it goes in order.
 		err = r.inOrder()
@@ -127,7 +129,7 @@ func (r *Run) Finish() error {
 // printer returns a printer of unit model m that shares the run's records.
 func (r *Run) printer(m *Model) *Printer {
 	p := NewPrinter(m, r.opt)
-	p.seen, p.packCache = r.seen, r.cache
+	p.seen, p.packCache, p.emits = r.seen, r.cache, r.emits
 	return p
 }
 
