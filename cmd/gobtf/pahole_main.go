@@ -42,6 +42,9 @@ func runPahole(cmd *cobra.Command, o *encodeOptions, p *printOptions, args []str
 	if err != nil {
 		return err
 	}
+	if p.classNames != "" && p.opt.NrMethods {
+		return &exitError{"pahole: -m/nr_methods doesn't work with --class/-C, it shows all classes and the number of its methods\n", 1}
+	}
 	if p.numericVersion {
 		_, err := fmt.Fprintln(out, numericVersion())
 		return err
@@ -51,6 +54,9 @@ func runPahole(cmd *cobra.Command, o *encodeOptions, p *printOptions, args []str
 	}
 	if o.encode || o.showSupported {
 		return runEncode(cmd, o, args)
+	}
+	if p.ptrTableStats {
+		fmt.Fprintln(cmd.ErrOrStderr(), "gobtf: --ptr_table_stats: gobtf keeps no pointer tables of tags, types and functions per unit; its model of a unit is flat slices sized to the unit (see docs/compatibility.md)")
 	}
 	opt, err := p.options()
 	if err != nil {

@@ -30,6 +30,10 @@ type printOptions struct {
 	numericVersion bool  // --numeric_version
 	runningKernel  bool  // --running_kernel_vmlinux
 	hashBits       uint8 // --hashbits, a uint8_t in pahole
+
+	pointers         bool // the class list came from -f
+	ptrTableStats    bool // --ptr_table_stats
+	classesAsStructs bool // --classes_as_structs: C has no classes
 }
 
 // registerPrintFlags adds pahole's printing options to the root command.
@@ -83,6 +87,20 @@ func registerPrintFlags(cmd *cobra.Command, verbose *bool) *printOptions {
 	f.StringVarP(&p.wordSize, "word_size", "w", "", "without -C: lay structs out as if pointers and longs were `BYTES` bytes")
 	f.BoolVar(&p.numericVersion, "numeric_version", false, "print the pahole version gobtf emulates as a number ("+numericVersion()+")")
 	f.BoolVar(&p.runningKernel, "running_kernel_vmlinux", false, "print the path of the vmlinux whose build ID is the running kernel's (/sys/kernel/notes), found where pahole looks")
+	f.VarP(&classListFlag{p: p, pointers: true}, "find_pointers_to", "f", "show the members of structs that point to `CLASS`")
+	f.StringVar(&o.ContainsEnumerator, "contains_enumerator", "", "show the enum that has the enumerator `NAME`")
+	f.BoolVarP(&o.NrMethods, "nr_methods", "m", false, "show the number of functions taking a pointer to each struct (BTF functions)")
+	f.BoolVarP(&o.DefinedIn, "defined_in", "u", false, "with -C: show the unit each type is defined in")
+	f.BoolVarP(&o.NrDefinitions, "nr_definitions", "T", false, "show how many times each struct is defined across units")
+	f.BoolVarP(&o.ShowOnlyDataMembers, "show_only_data_members", "M", false, "show only the data members of structs, not the types they define")
+	f.BoolVarP(&o.ShowFirstBiggest, "show_first_biggest_size_base_type_member", "l", false, "show the first biggest base type member of each struct")
+	f.StringVarP(&o.CUExclude, "cu_exclude", "X", "", "exclude the units whose names start with `PREFIX`")
+	f.StringVarP(&o.DeclExclude, "decl_exclude", "D", "", "exclude the types declared in files whose names start with `PREFIX` (BTF records no files: all)")
+	f.BoolVar(&o.ShowPrivateClasses, "show_private_classes", false, "also show the types not defined at file scope (implies -M)")
+	f.BoolVar(&p.classesAsStructs, "classes_as_structs", false, "print C++ classes as structs (no effect on C)")
+	f.BoolVar(&o.FirstObjOnly, "first_obj_only", false, "stop after the first unit")
+	f.BoolVar(&o.SkipMissing, "skip_missing", false, "with -C: look for the names a unit lacks in the next units")
+	f.BoolVar(&p.ptrTableStats, "ptr_table_stats", false, "pahole's pointer table statistics: gobtf has no such tables and says so on stderr")
 	f.Var(&hashBitsFlag{&p.hashBits}, "hashbits", "the `BITS` of pahole's DWARF loader's hash table keys: checked as pahole checks them (at most 31; DWARF is read only up to 21), no other effect")
 	f.BoolVar(&o.Compile, "compile", false, "print compilable C: before each type, the types it needs, declared or defined")
 	f.BoolVar(&o.SkipAtomicTypedefs, "skip_emitting_atomic_typedefs", false, "with --compile: do not emit 'typedef _Atomic int atomic_int' and friends")
@@ -101,14 +119,6 @@ func (p *printOptions) registerUnsupported(f *pflag.FlagSet) {
 		}
 		fl.Hidden = true
 	}
-	flag("show_first_biggest_size_base_type_member", "l", false)
-	flag("show_only_data_members", "M", false)
-	flag("nr_methods", "m", false)
-	flag("nr_definitions", "T", false)
-	flag("defined_in", "u", false)
-	flag("find_pointers_to", "f", true)
-	flag("decl_exclude", "D", true)
-	flag("cu_exclude", "X", true)
 	flag("count", "", true)
 	flag("skip", "", true)
 	flag("seek_bytes", "", true)
@@ -116,26 +126,22 @@ func (p *printOptions) registerUnsupported(f *pflag.FlagSet) {
 	flag("range", "", true)
 	flag("header_type", "", true)
 	flag("prettify", "", true)
-	flag("ptr_table_stats", "", false)
-	flag("contains_enumerator", "", true)
-	flag("show_private_classes", "", false)
-	flag("classes_as_structs", "", false)
-	flag("first_obj_only", "", false)
-	flag("skip_missing", "", false)
 }
 
-// classListFlag is -C or -i.
+// classListFlag is -C, -i or -f.
 type classListFlag struct {
 	p        *printOptions
 	contains bool
+	pointers bool
 	val      string
 }
 
-// Set mirrors pahole: both set the list (the last one given wins), -i also
-// turns the containers view on for good.
+// Set mirrors pahole: each sets the list (the last one given wins), -i
+// also turns the containers view on for good, -f the pointers view.
 func (c *classListFlag) Set(v string) error {
 	c.val, c.p.classNames = v, v
 	c.p.contains = c.p.contains || c.contains
+	c.p.pointers = c.p.pointers || c.pointers
 	return nil
 }
 func (c *classListFlag) String() string { return c.val }
@@ -205,6 +211,10 @@ func (p *printOptions) options() (classlayout.Options, error) {
 		o.CachelineSize = machineCacheline()
 	}
 	o.Contains = p.contains
+	o.FindPointersTo = p.pointers
+	if o.ShowPrivateClasses {
+		o.ShowOnlyDataMembers = true
+	}
 	o.FixupSillyBitfields = p.fixupSilly
 	o.WordSize = uint8(atoi(p.wordSize))
 	return o, nil

@@ -80,6 +80,7 @@ func (dw *DWARF) Close() error {
 func (dw *DWARF) numUnits() int             { return len(dw.d.Units()) }
 func (dw *DWARF) badArgsFail() bool         { return true }
 func (dw *DWARF) path() string              { return dw.name }
+func (dw *DWARF) unitName(i int) string     { return dw.d.Units()[i].Name }
 func (dw *DWARF) unitLang(i int) dwarf.Lang { return dwarf.Lang(dw.d.Units()[i].Language) }
 
 // unitLoader holds the pieces of one unit's model while its DIEs are read:
@@ -130,7 +131,7 @@ type owned[T any] struct {
 // Source).
 func (dw *DWARF) loadUnit(i int, opt *Options, typesOnly bool) (*Model, error) {
 	fixupSillyBitfields := opt.FixupSillyBitfields
-	declInfo := opt.ShowDeclInfo || opt.Packable // -P names an anonymous struct by where it was declared
+	declInfo := opt.ShowDeclInfo || opt.Packable || opt.DeclExclude != "" // -P names an anonymous struct by where it was declared, -D filters by the file
 	u := &dw.d.Units()[i]
 	size := 1024 // a guess of the number of types, to allocate once
 	if u.End > u.Offset {

@@ -93,6 +93,28 @@ type Options struct {
 	// SkipAtomicTypedefs (--skip_emitting_atomic_typedefs) leaves out the
 	// typedefs of atomic_ base types.
 	Compile, SkipAtomicTypedefs bool
+
+	// The per-type facts (facts.go): NrDefinitions (-T) counts each
+	// definition's copies, NrMethods (-m) the functions taking a pointer
+	// to each struct, DefinedIn (-u) names the unit of each -C type,
+	// FindPointersTo (-f) lists the members pointing to each -C type,
+	// ContainsEnumerator (--contains_enumerator) prints the enum holding
+	// that enumerator.
+	NrDefinitions, NrMethods, DefinedIn, FindPointersTo bool
+	ContainsEnumerator                                  string
+	// ShowOnlyDataMembers (-M) leaves out the types a struct's body
+	// defines; ShowPrivateClasses (--show_private_classes) also shows the
+	// types not of file scope (and implies -M); ShowFirstBiggest (-l) adds
+	// the first biggest base-type member to each struct's comments.
+	ShowOnlyDataMembers, ShowPrivateClasses, ShowFirstBiggest bool
+	// CUExclude (-X) leaves out the units whose names start with it,
+	// DeclExclude (-D) the types declared in files whose names do (BTF
+	// records no files: every type then).
+	CUExclude, DeclExclude string
+	// FirstObjOnly (--first_obj_only) stops after the first unit printed;
+	// SkipMissing (--skip_missing) looks for the -C names a unit lacks in
+	// the next units instead of stopping there.
+	FirstObjOnly, SkipMissing bool
 }
 
 // classArgs returns the arguments of ClassNames[i].
