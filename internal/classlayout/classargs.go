@@ -14,10 +14,10 @@ var ErrNotImplemented = errors.New("not implemented by gobtf")
 // "perf_event_header(sizeof=size,type=type,type_enum=perf_event_type)":
 // pahole's data pretty-printer reads records with them; its layout view
 // only checks that they make sense for the type, and stops when they do
-// not. gobtf does the same; filters (filter=EXPR, or member==value) are
-// not implemented.
+// not. gobtf does the same, filters (filter=EXPR, or member==value, see
+// filter.go) included.
 type ClassArgs struct {
-	Size, TypeMember, TypeEnum, Range string
+	Size, TypeMember, TypeEnum, Range, Filter string
 	N                                 int // how many arguments were given
 }
 
@@ -129,7 +129,7 @@ func parseClassEntry(entry string, verbose io.Writer) (string, ClassArgs, error)
 		case !ok:
 			return "", a, fmt.Errorf("invalid, missing '=' in '%s'", arg)
 		case strings.HasPrefix(value, "="):
-			return "", a, fmt.Errorf("-C '%s': filters are %w", entry, ErrNotImplemented)
+			key, value = "filter", arg // member==value is filter=member==value
 		default:
 			if value = strings.TrimLeft(value, " \t\n\v\f\r"); value == "" {
 				return "", a, fmt.Errorf("invalid, missing value in '%s'", entry)
@@ -146,7 +146,8 @@ func parseClassEntry(entry string, verbose io.Writer) (string, ClassArgs, error)
 			say("type enum", value)
 			a.TypeEnum = value
 		case "filter":
-			return "", a, fmt.Errorf("-C '%s': filters are %w", entry, ErrNotImplemented)
+			say("filter", value)
+			a.Filter = value
 		case "range":
 			say("range", value)
 			a.Range = value
@@ -189,6 +190,10 @@ func (p *Printer) checkArgs(id uint32, name string, a ClassArgs, errw io.Writer)
 	}
 	if a.TypeEnum != "" && !p.hasEnums(a.TypeEnum) {
 		return argsUnresolved
+	}
+	if a.Filter != "" && !p.filterApplies(t, a, errw) {
+		fmt.Fprintf(errw, "pahole: invalid filter '%s' for '%s'\n", a.Filter, name)
+		return argsAbort
 	}
 	return argsOK
 }

@@ -1,7 +1,6 @@
 package classlayout
 
 import (
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -28,16 +27,13 @@ func TestParseClassList(t *testing.T) {
 		{"holes(sizeof=)", nil, nil, "invalid, missing value in 'holes(sizeof=)'"},
 		{"holes(size)", nil, nil, "invalid, missing '=' in 'size'"},
 		{"holes(sizeof=b,x", nil, nil, "unterminated '(' in 'holes(sizeof=b,x'"},
-		{"holes(filter=a==1)", nil, nil, "filters are not implemented"},
-		{"holes(a==1)", nil, nil, "filters are not implemented"},
+		{"holes(filter=a==1)", []string{"holes"}, []ClassArgs{{Filter: "a==1", N: 1}}, ""},
+		{"holes(a==1,sizeof=b)", []string{"holes"}, []ClassArgs{{Filter: "a==1", Size: "b", N: 2}}, ""},
 	} {
 		names, args, err := ParseClassList(c.list, nil, nil)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%q: error %v, want %q", c.list, err, c.err)
-			}
-			if strings.Contains(c.err, "filters") && !errors.Is(err, ErrNotImplemented) {
-				t.Errorf("%q: %v is not ErrNotImplemented", c.list, err)
 			}
 			continue
 		}
@@ -66,5 +62,53 @@ func FuzzParseClassList(f *testing.F) {
 				t.Fatalf("%q: name %q holds a '('", list, n)
 			}
 		}
+	})
+}
+
+// TestParseFilter: filters split as pahole master's class_member_filter__parse
+// splits them, and numbers read as its strtoll(..., 0) reads them whole.
+func TestParseFilter(t *testing.T) {
+	for _, c := range []struct {
+		expr        string
+		left, right string
+		err         bool
+		num         bool
+	}{
+		{"next==1", "next", "1", false, true},
+		{"next  ==  0x1f", "next", "0x1f", false, true},
+		{"a==017", "a", "017", false, true},
+		{"a==09", "a", "09", false, false},
+		{"a==-3 ", "a", "-3 ", false, true},
+		{"a==MMAP", "a", "MMAP", false, false},
+		{"a=1", "", "", true, false},
+		{"  ==1", "", "", true, false},
+		{"==1", "", "1", false, true},
+	} {
+		f, err := ParseFilter(c.expr)
+		if (err != nil) != c.err {
+			t.Errorf("%q: error %v", c.expr, err)
+			continue
+		}
+		if err == nil && (f.Left != c.left || f.Right != c.right || number(f.Right) != c.num) {
+			t.Errorf("%q: %+v number %v; want %q %q %v", c.expr, f, number(f.Right), c.left, c.right, c.num)
+		}
+	}
+}
+
+// FuzzParseFilter: any expression parses or fails, never panics; what
+// parses had "==" between its operands.
+func FuzzParseFilter(f *testing.F) {
+	for _, s := range []string{"next==1", "a ==  0x10", "type==PERF_RECORD_MMAP", "==", " ==1", "a=1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, expr string) {
+		fl, err := ParseFilter(expr)
+		if err != nil {
+			return
+		}
+		if !strings.Contains(expr, "==") || !strings.HasPrefix(expr, fl.Left) || !strings.HasSuffix(expr, fl.Right) {
+			t.Fatalf("%q: parsed as %+v", expr, fl)
+		}
+		number(fl.Right)
 	})
 }
