@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gobtf/gobtf/internal/testutil"
+)
+
+// TestPrintModesMatchMaster runs each case of testdata/pahole/modes.sha256
+// (pahole master's output for --compile, the per-type facts, the selection
+// options and -C filters on the shared vmlinux BTF, xfs.ko's DWARF, xfs's
+// split BTF and the vmlinux DWARF, made by testdata/pahole/modes.sh) and
+// compares stdout, stderr and the exit status. The vmlinux DWARF cases are
+// left out with -short.
+func TestPrintModesMatchMaster(t *testing.T) {
+	btfPath := testutil.Reference(t, testutil.VmlinuxName+".kbuild.btf")
+	inputs := map[string]func() []string{
+		"btf":    func() []string { return []string{btfPath} },
+		"xfs":    func() []string { return []string{testutil.Corpus(t, "modules/xfs.ko")} },
+		"xfsbtf": func() []string { return []string{"--btf_base", btfPath, testutil.Reference(t, "modules/xfs.btf")} },
+		"dwarf":  func() []string { return []string{testutil.Corpus(t, testutil.VmlinuxName)} },
+	}
+	sc := bufio.NewScanner(bytes.NewReader(testutil.Testdata(t, "pahole", "modes.sha256")))
+	n := 0
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 4 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		in, wantOut, wantErr, args := f[0], f[1], f[2], f[4:]
+		wantCode, _ := strconv.Atoi(f[3])
+		n++
+		t.Run(in+" "+strings.Join(args, " "), func(t *testing.T) {
+			if in == "dwarf" && testing.Short() {
+				t.Skip("skipping the vmlinux DWARF with -short")
+			}
+			files := inputs[in]()
+			var full []string
+			if files[0] == "--btf_base" {
+				full = append(append(full, files[:2]...), args...)
+				full = append(full, files[2])
+			} else {
+				full = append(append(full, args...), files...)
+			}
+			if why, ok := knownModeDifferences[in+" "+strings.Join(args, " ")]; ok {
+				t.Skip("known difference: " + why)
+			}
+			out, errOut, code, err := runGobtf(full...)
+			var ee *exitError
+			if errors.As(err, &ee) {
+				errOut += ee.msg // (what main writes)
+			}
+			if code != wantCode {
+				t.Errorf("exit status %d, pahole master's %d (stderr %q)", code, wantCode, trunc(errOut))
+			}
+			if got := sum(out); got != wantOut {
+				t.Errorf("stdout (%d bytes, sha256 %s) differs from pahole master's (%s):\n%s", len(out), got, wantOut, trunc(out))
+			}
+			if got := sum(errOut); got != wantErr {
+				t.Errorf("stderr %q differs from pahole master's (sha256 %s)", trunc(errOut), wantErr)
+			}
+		})
+	}
+	if n < 100 {
+		t.Fatalf("modes.sha256 has %d cases", n)
+	}
+}
+
+// knownModeDifferences are the cases gobtf does not print as pahole master
+// does, and why (docs/compatibility.md).
+var knownModeDifferences = map[string]string{
+	"xfs -m":                             "-m counts functions; gobtf's DWARF loader reads no function bodies (from BTF it counts them)",
+	"xfs -C list_head(filter=nxt==1)":    "a -C argument that does not apply ends pahole's DWARF loader, which then falls back on the file's .BTF",
+	"xfs -C list_head(filter=next==abc)": "a -C argument that does not apply ends pahole's DWARF loader, which then falls back on the file's .BTF",
+}
+
+func sum(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+func trunc(s string) string {
+	if len(s) > 400 {
+		return s[:400] + "..."
+	}
+	return s
+}
