@@ -94,6 +94,27 @@ summary() {
   if [ -n "${BENCH_SUMMARY:-}" ]; then cp "$WORK/summary.md" "$BENCH_SUMMARY"; fi
 }
 
+# pahole --compile (compilable C for every type, pahole's format) of the
+# vmlinux BTF, against pahole master only: apt's pahole 1.24 prints another
+# output, which does not compile. BENCH_ONLY=compile runs this row alone.
+compile_row() {
+  if [ -z "${PAHOLE_MASTER:-}" ]; then
+    echo "bench: PAHOLE_MASTER unset: skipping the --compile comparison"
+    return
+  fi
+  local cbtf="$SHARED/reference/vmlinux-6.1.0-56-cloud-amd64.kbuild.btf"
+  for i in $(seq "$RUNS"); do
+    measure gobtf-compile-btf bin/gobtf --compile "$cbtf"
+    measure pahole-compile-btf "$PAHOLE_MASTER" --compile "$cbtf"
+  done
+  report "--compile of the vmlinux BTF (pahole --compile)" gobtf-compile-btf pahole-compile-btf wall "\`--compile\`, vmlinux BTF, vs pahole master"
+}
+if [ "${BENCH_ONLY:-}" = compile ]; then
+  compile_row
+  summary
+  exit 0
+fi
+
 echo "bench: $RUNS alternating runs each; inputs from $SHARED"
 # Other work on the machine skews wall times (CPU times less so): say how busy it was.
 echo "bench: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
@@ -232,6 +253,7 @@ if [ -n "$LAYOUT_PEER" ]; then
       "$(awk -v g="$gwhole" -v p="$ptime" 'BEGIN { printf "%.3fx", g / p }')" >> "$SUMMARY"
   fi
 fi
+compile_row
 # gobtf check on a whole kernel (the vmlinux and the 1,121 modules of the
 # kernel make test-modules downloads, as Debian built them) against loading
 # each file's BTF through btfload (the kernel verifier, as root), two at a

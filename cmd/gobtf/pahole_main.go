@@ -304,7 +304,13 @@ func (l *loader) loadDWARF(path string) (bool, error) {
 	if l.restoreGC == nil {
 		l.restoreGC = tuning.ForLayoutView()
 	}
-	return true, l.run.Print(dw)
+	if err := l.run.Print(dw); err != nil {
+		if errors.Is(err, classlayout.ErrArgsAbort) {
+			return false, nil // pahole's loader failed: the next format
+		}
+		return true, err
+	}
+	return true, nil
 }
 
 func (l *loader) loadBTF(path string) (bool, error) {

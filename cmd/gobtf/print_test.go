@@ -231,14 +231,9 @@ func TestPrintUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--show_private_classes", fixture}, "--show_private_classes"},
-		{[]string{"-l", fixture}, "--show_first_biggest_size_base_type_member"},
 		{[]string{"--prettify", "-", fixture}, "--prettify"},
 		{[]string{"--seek_bytes=8", fixture}, "--seek_bytes"},
-		{[]string{"--ptr_table_stats", fixture}, "--ptr_table_stats"},
 		{[]string{"--header", "x", fixture}, "--header_type"},
-		{[]string{"-C", "holes(filter=a==1)", fixture}, "filters are not implemented"},
-		{[]string{"-C", "holes(a==1)", fixture}, "filters are not implemented"},
 	} {
 		got, code := runGobtfPrint(t, "", c.args...)
 		if code != exUsage || !strings.Contains(got, c.want) || strings.Count(got, "\n") != 1 {
@@ -248,14 +243,15 @@ func TestPrintUsageErrors(t *testing.T) {
 }
 
 // TestPrintClassArgsDWARF: from DWARF, a -C argument that does not apply
-// to its type ends pahole with an error (EINVAL from its loader) after the
-// names before it were printed; gobtf's error names the file.
+// to its type ends pahole's DWARF loader after the names before it were
+// printed; with -F dwarf no other format is left, and pahole ends with
+// EINVAL naming the file (pahole master's words).
 func TestPrintClassArgsDWARF(t *testing.T) {
 	dir := filepath.Join(testutil.RepoRoot(), "testdata", "classlayout")
 	out, errOut, code := runGobtfPrint2(t, dir, "-F", "dwarf", "-C", "bits,holes(sizeof=zz),uses", "layout.gcc.o")
 	if code != 1 || !strings.HasPrefix(out, "struct bits {") || strings.Contains(out, "struct uses") ||
 		!strings.Contains(errOut, "pahole: the sizeof member 'zz' wasn't found in the 'holes' type\n") ||
-		!strings.Contains(errOut, "layout.gcc.o") {
+		!strings.HasSuffix(errOut, "pahole: layout.gcc.o: Invalid argument\n") {
 		t.Errorf("exit %d, stderr %q, output starts %.30q", code, errOut, out)
 	}
 }

@@ -18,7 +18,7 @@ var ErrNotImplemented = errors.New("not implemented by gobtf")
 // filter.go) included.
 type ClassArgs struct {
 	Size, TypeMember, TypeEnum, Range, Filter string
-	N                                 int // how many arguments were given
+	N                                         int // how many arguments were given
 }
 
 // ParseClassList splits a -C list as pahole does: on commas, except those

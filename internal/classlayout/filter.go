@@ -175,4 +175,3 @@ func enumHas(m *Model, e *Type, name string) bool {
 	}
 	return false
 }
-

@@ -2,6 +2,7 @@ package classlayout
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -37,6 +38,12 @@ type Source interface {
 	// BTF), for Options.SkipLanguage.
 	unitLang(i int) dwarf.Lang
 }
+
+// ErrArgsAbort ends the printing of a DWARF source at a -C name whose
+// arguments do not apply to its type, as pahole's DWARF loader ends there
+// (pahole then reads the file in its next format, BTF, in the same run:
+// the names not printed yet are still looked for).
+var ErrArgsAbort = errors.New("DWARF loading aborted")
 
 // Print writes what pahole prints for the types of src with options opt to
 // w, one unit after another: with ClassNames, the names looked for unit by
@@ -226,7 +233,7 @@ func (r *Run) named(units []int) error {
 		if aborted {
 			if r.src.badArgsFail() {
 				// pahole's DWARF loader ends with EINVAL here, and no last word.
-				return fmt.Errorf("%s: the arguments of -C %s do not apply to its type", r.src.path(), names[r.pending[0]])
+				return fmt.Errorf("%s: the arguments of -C %s do not apply to its type: %w", r.src.path(), names[r.pending[0]], ErrArgsAbort)
 			}
 			break
 		}
