@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,12 +21,24 @@ import (
 // compares stdout, stderr and the exit status. The vmlinux DWARF cases are
 // left out with -short.
 func TestPrintModesMatchMaster(t *testing.T) {
+	// Each input is named relative to its folder, where gobtf runs, as
+	// pahole ran (-u and some errors print the file's name).
 	btfPath := testutil.Reference(t, testutil.VmlinuxName+".kbuild.btf")
-	inputs := map[string]func() []string{
-		"btf":    func() []string { return []string{btfPath} },
-		"xfs":    func() []string { return []string{testutil.Corpus(t, "modules/xfs.ko")} },
-		"xfsbtf": func() []string { return []string{"--btf_base", btfPath, testutil.Reference(t, "modules/xfs.btf")} },
-		"dwarf":  func() []string { return []string{testutil.Corpus(t, testutil.VmlinuxName)} },
+	btfName := filepath.Base(btfPath)
+	inputs := map[string]func() (string, []string){
+		"btf": func() (string, []string) { return filepath.Dir(btfPath), []string{btfName} },
+		"xfs": func() (string, []string) {
+			p := testutil.Corpus(t, "modules/xfs.ko")
+			return filepath.Dir(p), []string{filepath.Base(p)}
+		},
+		"xfsbtf": func() (string, []string) {
+			testutil.Reference(t, "modules/xfs.btf")
+			return filepath.Dir(btfPath), []string{"--btf_base", btfName, "modules/xfs.btf"}
+		},
+		"dwarf": func() (string, []string) {
+			p := testutil.Corpus(t, testutil.VmlinuxName)
+			return filepath.Dir(p), []string{filepath.Base(p)}
+		},
 	}
 	sc := bufio.NewScanner(bytes.NewReader(testutil.Testdata(t, "pahole", "modes.sha256")))
 	n := 0
@@ -41,7 +54,8 @@ func TestPrintModesMatchMaster(t *testing.T) {
 			if in == "dwarf" && testing.Short() {
 				t.Skip("skipping the vmlinux DWARF with -short")
 			}
-			files := inputs[in]()
+			dir, files := inputs[in]()
+			t.Chdir(dir)
 			var full []string
 			if files[0] == "--btf_base" {
 				full = append(append(full, files[:2]...), args...)

@@ -113,26 +113,18 @@ func (r *Run) nrDefinitions() error {
 
 // nrMethods is -m: for each function, each parameter that points to a
 // named struct passing the filters counts a method of that struct.
-// pahole counts the functions of BTF (FUNC types); the DWARF loader here
-// reads no function bodies, so from DWARF there are none.
+// The functions are BTF's FUNC types, in ID order, or DWARF's subprograms
+// (Model.Funcs), in DIE order.
 func (r *Run) nrMethods() error {
 	for _, i := range r.units {
-		m, err := r.src.loadUnit(i, &r.opt, true)
+		m, err := r.src.loadUnit(i, &r.opt, false)
 		if err != nil {
 			return err
 		}
 		p := r.printer(m)
-		for id := uint32(1); id < uint32(len(m.Types)); id++ {
-			fn := &m.Types[id]
-			if fn.Kind != KindFunc {
-				continue
-			}
-			proto := m.Type(fn.Ref)
-			if proto == nil || proto.Kind != KindFuncProto {
-				continue
-			}
-			for _, prm := range m.Params[proto.First : proto.First+proto.N] {
-				pt := m.Type(prm.Type)
+		for _, params := range functionParams(m) {
+			for _, prm := range params {
+				pt := m.Type(prm)
 				if pt == nil || pt.Kind != KindPointer {
 					continue
 				}
@@ -149,6 +141,30 @@ func (r *Run) nrMethods() error {
 		}
 	}
 	return nil
+}
+
+// functionParams returns each function's parameters' types.
+func functionParams(m *Model) [][]uint32 {
+	var out [][]uint32
+	for _, f := range m.Funcs {
+		out = append(out, m.FuncParams[f.First:f.First+f.N])
+	}
+	for id := range m.Types {
+		fn := &m.Types[id]
+		if fn.Kind != KindFunc {
+			continue
+		}
+		proto := m.Type(fn.Ref)
+		if proto == nil || proto.Kind != KindFuncProto {
+			continue
+		}
+		ps := make([]uint32, proto.N)
+		for i, prm := range m.Params[proto.First : proto.First+proto.N] {
+			ps[i] = prm.Type
+		}
+		out = append(out, ps)
+	}
+	return out
 }
 
 // printPointersTo is -f: "struct: member" for each member of a named

@@ -6,14 +6,16 @@
 # one case a line; cmd/gobtf/modes_test.go runs gobtf on each and compares.
 # INPUT is btf (the shared vmlinux kbuild BTF), dwarf (the shared vmlinux),
 # xfs (the shared xfs.ko, DWARF) or xfsbtf (the shared xfs.btf on the
-# vmlinux BTF, with --btf_base). Arguments hold no blanks.
+# vmlinux BTF, with --btf_base). Arguments hold no blanks. pahole runs in
+# the input's folder on its base name, as the test does (-u and some
+# errors print the file's name).
 #
 # usage: GOBTF_SHARED=/work/shared CORPUS=/scratch/c \
 #        testdata/pahole/modes.sh /scratch/bin/pahole-master > testdata/pahole/modes.sha256
 set -eu
 pahole=$1
 ref=${GOBTF_SHARED:-/work/shared}/reference
-btf=$ref/vmlinux-6.1.0-56-cloud-amd64.kbuild.btf
+btf=vmlinux-6.1.0-56-cloud-amd64.kbuild.btf
 corpus=${CORPUS:-/scratch/c}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -21,16 +23,16 @@ trap 'rm -rf "$tmp"' EXIT
 one() {
 	in=$1
 	shift
+	args=$*
+	dir=$ref
 	case $in in
 	btf) set -- "$@" "$btf" ;;
-	dwarf) set -- "$@" "$corpus/vmlinux-6.1.0-56-cloud-amd64" ;;
-	xfs) set -- "$@" "$corpus/xfs.ko" ;;
-	xfsbtf) set -- --btf_base "$btf" "$@" "$ref/modules/xfs.btf" ;;
+	dwarf) set -- "$@" vmlinux-6.1.0-56-cloud-amd64; dir=$corpus ;;
+	xfs) set -- "$@" xfs.ko; dir=$corpus ;;
+	xfsbtf) set -- --btf_base "$btf" "$@" modules/xfs.btf ;;
 	esac
 	rc=0
-	"$pahole" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
-	# the arguments, without the input files the test adds back
-	args=$(echo "$*" | sed -e "s|--btf_base $btf ||" -e "s| [^ ]*\$||")
+	(cd "$dir" && "$pahole" "$@") >"$tmp/out" 2>"$tmp/err" || rc=$?
 	echo "$in $(sha256sum <"$tmp/out" | cut -c1-64) $(sha256sum <"$tmp/err" | cut -c1-64) $rc $args"
 }
 
