@@ -92,9 +92,21 @@ type loader struct {
 	formats  *string   // -F's list; nil: dwarf, btf, ctf
 	base     *btf.Spec // --btf_base, or the vmlinux BTF under a module's
 	run      *classlayout.Run
+	// open are the DWARF files whose units the run keeps to its end
+	// (--sort prints them all then).
+	open []*classlayout.DWARF
+
 	// restoreGC puts back the collector's settings loadDWARF changed
 	// (tuning.ForLayoutView), nil while it has not.
 	restoreGC func()
+}
+
+// closeAll closes the files a run kept open to its end.
+func (l *loader) closeAll() {
+	for _, f := range l.open {
+		f.Close()
+	}
+	l.open = nil
 }
 
 // untune puts back the collector's settings loadDWARF changed.
@@ -127,11 +139,15 @@ func (l *loader) main(classList string, files []string) error {
 		l.run = classlayout.NewRun(opt, l.cmd.OutOrStdout(), l.cmd.ErrOrStderr())
 		failed, errno, err := l.loadFiles(files)
 		if err != nil {
+			l.closeAll()
 			return err
 		}
 		if errno == 0 {
-			return l.run.Finish()
+			err := l.run.Finish()
+			l.closeAll()
+			return err
 		}
+		l.closeAll()
 		if classList == "" {
 			if len(files) == 0 {
 				return &exitError{"pahole: couldn't find any debug information on this system.\n", 1}
@@ -300,7 +316,11 @@ func (l *loader) loadDWARF(path string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	defer dw.Close()
+	if l.run.KeepsUnits() {
+		l.open = append(l.open, dw) // closed once the run is finished
+	} else {
+		defer dw.Close()
+	}
 	if l.restoreGC == nil {
 		l.restoreGC = tuning.ForLayoutView()
 	}

@@ -143,6 +143,10 @@ func (r *Run) Print(src Source) error {
 	return err
 }
 
+// KeepsUnits says whether the run keeps the units it read until Finish
+// (--sort prints them all then): their sources must stay open until then.
+func (r *Run) KeepsUnits() bool { return r.opt.sortsLayouts() }
+
 // Finish ends the run: --sort's types, sorted as pahole sorts them across
 // every unit of every file, then, on errw, the first -C name no file had.
 func (r *Run) Finish() error {
