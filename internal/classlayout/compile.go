@@ -48,6 +48,7 @@ type unitEmit struct {
 	inFwd    []bool
 	fwdName  []string
 	inDefs   []bool
+	steps    int // emitTag's calls for the top-level type being emitted
 }
 
 // compileState returns the printer's --compile state, made on first use.
@@ -96,14 +97,21 @@ func (e *unitEmit) hasShadow(k Kind, name string) bool {
 	return name != "" && e.shadows[name]&^(1<<k) != 0
 }
 
-// emitDepth bounds the emitter's recursion: the types it walks nest that
-// deep only in corrupt input.
-const emitDepth = 4096
+// emitDepth bounds the emitter's recursion, and emitBudget its steps for
+// one top-level type: the types it walks nest that deep, or make it walk
+// that long (typedefs and function types are walked again each time they
+// are met before they are defined, as pahole walks them), only in corrupt
+// input, which then ends with an error.
+const (
+	emitDepth  = 4096
+	emitBudget = 1 << 22
+)
 
 // compileClass is class_formatter under --compile: the definitions t
 // needs, then t itself, then a newline.
 func (p *Printer) compileClass(t *Type, id uint32, c *conf) {
 	p.startType()
+	p.compileState().steps = 0
 	if p.emitDefinitions(id, 0) {
 		p.tagFprintf(t, c) // (with the semicolon pahole's class_formatter adds)
 	}
@@ -163,10 +171,13 @@ func (p *Printer) emitDefinitions(id uint32, depth int) bool {
 // type needs defined first, through pointers (which need only a
 // declaration of the struct pointed to), arrays and modifiers.
 func (p *Printer) emitTag(ref uint32, depth int) bool {
-	if depth > emitDepth {
+	e := p.compileState()
+	if e.steps++; e.steps > emitBudget || depth > emitDepth {
+		if !p.overflow {
+			p.overflow, p.overflowErr = true, errTooBig{"(--compile)"}
+		}
 		return false
 	}
-	e := p.compileState()
 	pointer := false
 	for n := 0; n <= emitDepth; n++ {
 		t := p.m.Type(ref)

@@ -43,6 +43,8 @@ for in in btf xfs xfsbtf dwarf; do
 	one $in --compile -C task_struct,sk_buff,atomic_t,pid_type
 	one $in --compile -C xfs_inode,xfs_mount
 	one $in -T
+	one $in -m
+	one $in --compile --sort -C list_head,task_struct
 	one $in -f list_head
 	one $in -f xfs_inode,list_head
 	one $in --contains_enumerator PIDTYPE_PID
@@ -66,7 +68,8 @@ for in in btf xfs xfsbtf dwarf; do
 	case $in in
 	dwarf) ;; # too big a whole output for a test: the -C cases above
 	*)
-		one $in -m
+		one $in --sort
+		one $in --compile --sort
 		one $in -M
 		one $in -l
 		one $in -D fs/xfs
