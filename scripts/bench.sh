@@ -254,6 +254,19 @@ if [ -n "$LAYOUT_PEER" ]; then
   fi
 fi
 compile_row
+# btf merge: the super BTF of the vmlinux BTF and xfs's split BTF, against
+# libbpf 1.8 (btfmerge: btf__add_btf of both, btf__dedup). The type and
+# string sections must be the same bytes (btfmerge's header is longer).
+if [ -x "$CACHE/tools/bin/btfmerge" ]; then
+  KBUILD="$SHARED/reference/vmlinux-6.1.0-56-cloud-amd64.kbuild.btf"
+  MXFS="$SHARED/reference/modules/xfs.btf"
+  for i in $(seq "$RUNS"); do
+    measure gobtf-btf-merge bin/gobtf btf merge "$WORK/g.super.btf" "$KBUILD" "$MXFS"
+    measure libbpf-btfmerge "$CACHE/tools/bin/btfmerge" "$WORK/l.super.btf" "$KBUILD" "$MXFS"
+  done
+  report "super BTF of the vmlinux BTF and xfs (btf merge) vs libbpf 1.8" gobtf-btf-merge libbpf-btfmerge "wall rss" "\`btf merge\` vmlinux + xfs vs libbpf"
+fi
+
 # gobtf check on a whole kernel (the vmlinux and the 1,121 modules of the
 # kernel make test-modules downloads, as Debian built them) against loading
 # each file's BTF through btfload (the kernel verifier, as root), two at a
