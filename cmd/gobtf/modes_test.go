@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -103,4 +105,32 @@ func trunc(s string) string {
 		return s[:400] + "..."
 	}
 	return s
+}
+
+// TestCompileOutputCompiles: gobtf --compile of the shared vmlinux BTF (the
+// whole of it, and a -C list), and with -short left out, of its DWARF, is C
+// that cc -fsyntax-only takes.
+func TestCompileOutputCompiles(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("skipping: no cc")
+	}
+	btfPath := testutil.Reference(t, testutil.VmlinuxName+".kbuild.btf")
+	cases := [][]string{{"--compile", btfPath}, {"--compile", "-C", "task_struct,sk_buff,xdp_md", btfPath}}
+	if !testing.Short() {
+		cases = append(cases, []string{"--compile", testutil.Corpus(t, testutil.VmlinuxName)})
+	}
+	for _, args := range cases {
+		out, errOut, code, err := runGobtf(args...)
+		if code != 0 {
+			t.Fatalf("gobtf %v: exit %d, %v: %s", args, code, err, errOut)
+		}
+		h := filepath.Join(t.TempDir(), "vmlinux.h")
+		if err := os.WriteFile(h, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if msg, err := exec.Command(cc, "-fsyntax-only", "-x", "c", h).CombinedOutput(); err != nil {
+			t.Errorf("gobtf %v: cc -fsyntax-only: %v\n%.2000s", args, err, msg)
+		}
+	}
 }
