@@ -192,7 +192,8 @@ func structsWithHoles(t *testing.T, path string) string {
 }
 
 // TestPrintMatchesPahole124 runs apt's pahole (1.24) where its output on
-// BTF equals pahole master's: the one-line formats, -i and the quiet view.
+// BTF equals pahole master's: the one-line formats, -i, the quiet view,
+// and the per-type facts -T, -m, -f, -u and -D.
 func TestPrintMatchesPahole124(t *testing.T) {
 	pahole, err := exec.LookPath("pahole")
 	if err != nil {
@@ -207,6 +208,8 @@ func TestPrintMatchesPahole124(t *testing.T) {
 		{base, []string{"-s"}}, {base, []string{"-n"}}, {base, []string{"-N"}}, {base, []string{"-z", "8"}},
 		{base, []string{"-i", "list_head", "-d"}}, {base, []string{"--unions"}}, {base, []string{"-s", "--sort"}},
 		{base, []string{"-y", "tcp", "-q"}}, {fixture, []string{"-q"}},
+		{base, []string{"-T"}}, {base, []string{"-m"}}, {base, []string{"-f", "list_head"}},
+		{base, []string{"-u", "-C", "list_head"}}, {base, []string{"-D", "include"}},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.opts, " "), func(t *testing.T) {
