@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gobtf/gobtf/internal/classlayout"
+	"github.com/gobtf/gobtf/internal/compile"
 )
 
 // printOptions holds the flags of pahole's printing mode (gobtf without -J):
@@ -31,6 +32,8 @@ type printOptions struct {
 	runningKernel  bool  // --running_kernel_vmlinux
 	hashBits       uint8 // --hashbits, a uint8_t in pahole
 
+	compile          bool // --compile
+	skipAtomic       bool // --skip_emitting_atomic_typedefs
 	pointers         bool // the class list came from -f
 	ptrTableStats    bool // --ptr_table_stats
 	classesAsStructs bool // --classes_as_structs: C has no classes
@@ -102,8 +105,8 @@ func registerPrintFlags(cmd *cobra.Command, verbose *bool) *printOptions {
 	f.BoolVar(&o.SkipMissing, "skip_missing", false, "with -C: look for the names a unit lacks in the next units")
 	f.BoolVar(&p.ptrTableStats, "ptr_table_stats", false, "pahole's pointer table statistics: gobtf has no such tables and says so on stderr")
 	f.Var(&hashBitsFlag{&p.hashBits}, "hashbits", "the `BITS` of pahole's DWARF loader's hash table keys: checked as pahole checks them (at most 31; DWARF is read only up to 21), no other effect")
-	f.BoolVar(&o.Compile, "compile", false, "print compilable C: before each type, the types it needs, declared or defined")
-	f.BoolVar(&o.SkipAtomicTypedefs, "skip_emitting_atomic_typedefs", false, "with --compile: do not emit 'typedef _Atomic int atomic_int' and friends")
+	f.BoolVar(&p.compile, "compile", false, "print compilable C: before each type, the types it needs, declared or defined")
+	f.BoolVar(&p.skipAtomic, "skip_emitting_atomic_typedefs", false, "with --compile: do not emit 'typedef _Atomic int atomic_int' and friends")
 	p.registerUnsupported(f)
 	return p
 }
@@ -212,6 +215,9 @@ func (p *printOptions) options() (classlayout.Options, error) {
 	}
 	o.Contains = p.contains
 	o.FindPointersTo = p.pointers
+	if p.compile {
+		o.Emitter = compile.New(p.skipAtomic)
+	}
 	if o.ShowPrivateClasses {
 		o.ShowOnlyDataMembers = true
 	}

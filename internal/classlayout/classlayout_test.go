@@ -182,58 +182,34 @@ func FuzzPrintDWARF(f *testing.F) {
 	})
 }
 
-// FuzzCompileAndFacts runs --compile and the per-type facts (-T, -m, -f,
-// -u, --contains_enumerator, -l, --show_private_classes) on mutated BTF:
-// any input is either rejected with an error or printed, never a panic or
-// a hang (the emitter's walks are bounded on reference cycles).
-func FuzzCompileAndFacts(f *testing.F) {
+// FuzzFacts runs the per-type facts (-T, -m, -f, -u,
+// --contains_enumerator, -l, --show_private_classes, --skip_missing with a
+// filter) on mutated BTF: any input is either rejected with an error or
+// printed, never a panic or a hang. (--compile's is in package compile.)
+func FuzzFacts(f *testing.F) {
 	addFixtureSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
 		src, _ := fuzzSource(data)
 		if src == nil {
 			return
 		}
-		opt := Options{CachelineSize: 64, SkipAtomicTypedefs: mode&8 != 0, ShowFirstBiggest: mode&16 != 0,
-			ShowPrivateClasses: mode&32 != 0, Sort: mode&64 != 0}
+		opt := Options{CachelineSize: 64, ShowFirstBiggest: mode&16 != 0, ShowPrivateClasses: mode&32 != 0, Sort: mode&64 != 0}
 		names := []string{"holes", "uses", "color"}
 		switch mode & 7 {
-		case 0:
-			opt.Compile = true
-		case 1:
-			opt.Compile, opt.ClassNames = true, names
-		case 2:
+		case 0, 1:
 			opt.NrDefinitions = true
-		case 3:
+		case 2:
 			opt.NrMethods = true
-		case 4:
+		case 3:
 			opt.FindPointersTo, opt.ClassNames = true, names
-		case 5:
+		case 4:
 			opt.DefinedIn, opt.ClassNames = true, names
-		case 6:
+		case 5:
 			opt.ContainsEnumerator = "GREEN"
-		case 7:
+		case 6, 7:
 			opt.ClassNames, opt.SkipMissing = []string{"nosuch", "holes"}, true
 			opt.ClassArgs = []ClassArgs{{}, {Filter: "b==1", N: 1}}
 		}
 		_ = Print(src, opt, io.Discard, io.Discard)
 	})
-}
-
-// BenchmarkCompileVmlinux is --compile of the shared kernel's BTF, loading
-// included.
-func BenchmarkCompileVmlinux(b *testing.B) {
-	data, err := os.ReadFile(testutil.Reference(b, "vmlinux-6.1.0-56-cloud-amd64.kbuild.btf"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		spec, err := btf.Parse(data, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := Print(BTFSource("vmlinux", spec), Options{CachelineSize: 64, Compile: true}, io.Discard, io.Discard); err != nil {
-			b.Fatal(err)
-		}
-	}
 }

@@ -88,11 +88,10 @@ type Options struct {
 	// (its DW_AT_language; DW_LANG_C for BTF) is left out, as pahole's
 	// --lang and --lang_exclude leave units out.
 	SkipLanguage func(lang dwarf.Lang) bool
-	// Compile (--compile) prints, before each type, the definitions and
-	// declarations it needs, so that the output compiles (compile.go);
-	// SkipAtomicTypedefs (--skip_emitting_atomic_typedefs) leaves out the
-	// typedefs of atomic_ base types.
-	Compile, SkipAtomicTypedefs bool
+	// Emitter (--compile, package compile) prints, before each struct
+	// and union, the definitions and declarations it needs, so that the
+	// output compiles; the run then goes through the units in order.
+	Emitter Emitter
 
 	// The per-type facts (facts.go): NrDefinitions (-T) counts each
 	// definition's copies, NrMethods (-m) the functions taking a pointer
@@ -179,9 +178,7 @@ type Printer struct {
 	packCache             *packCache        // -P: reorganized sizes by layout, shared by a file's units
 	notes                 []string          // said on the error stream after the output
 	spill                 func() error      // writes out buf mid-type (-S's many steps), when set
-
-	emits *emissions // --compile: what was emitted, shared by the units of a run
-	emit  *unitEmit  // --compile: this unit's part
+	emitState             any               // the Emitter's state for this unit
 }
 
 // NewPrinter returns a printer of m with the options opt.
@@ -335,8 +332,12 @@ func (p *Printer) classFormatter(t *Type, id uint32) {
 		p.recursion[id]++
 		defer func() { p.recursion[id]-- }()
 	}
-	if p.opt.Compile {
-		p.compileClass(t, id, &c)
+	if e := p.opt.Emitter; e != nil {
+		prefix, suffix := "", ""
+		if c.prefix != null {
+			prefix, suffix = c.prefix, c.suffix
+		}
+		e.Class(p, id, prefix, suffix)
 		return
 	}
 	p.tagFprintf(t, &c)

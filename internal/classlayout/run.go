@@ -73,7 +73,6 @@ type Run struct {
 
 	seen  *seenDefs  // the definitions printed, by name
 	cache *packCache // -P: reorganized sizes by layout
-	emits *emissions // --compile: what was emitted
 
 	src   Source // the source being printed
 	units []int  // its units the language filter keeps, in order
@@ -94,8 +93,7 @@ func NewRun(opt Options, w, errw io.Writer) *Run {
 		pending[i] = i
 	}
 	return &Run{opt: opt, bw: bufio.NewWriterSize(w, 1<<16), errw: errw, pending: pending,
-		seen: &seenDefs{byName: make(map[string][]seenDef)}, cache: new(packCache),
-		emits: newEmissions(opt.SkipAtomicTypedefs)}
+		seen: &seenDefs{byName: make(map[string][]seenDef)}, cache: new(packCache)}
 }
 
 // Print prints what pahole prints from src, the next file of the run. On an
@@ -129,7 +127,7 @@ func (r *Run) Print(src Source) error {
 		err = r.nrDefinitions()
 	case r.opt.sortsLayouts():
 		err = r.collectSorted()
-	case r.opt.JustPacked || r.opt.Sort || r.opt.Compile || r.opt.ShowPrivateClasses || len(r.units) < 2:
+	case r.opt.JustPacked || r.opt.Sort || r.opt.Emitter != nil || r.opt.ShowPrivateClasses || len(r.units) < 2:
 		// --packed filters by packed attributes, which printing earlier
 		// types infers, and --compile emits each type once: they go in
 		// order.
@@ -170,7 +168,7 @@ func (r *Run) Finish() error {
 // printer returns a printer of unit model m that shares the run's records.
 func (r *Run) printer(m *Model) *Printer {
 	p := NewPrinter(m, r.opt)
-	p.seen, p.packCache, p.emits = r.seen, r.cache, r.emits
+	p.seen, p.packCache = r.seen, r.cache
 	return p
 }
 
