@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -235,9 +234,6 @@ func setClassNames(o *classlayout.Options, list string, verbose bool, stdout io.
 		say = stdout
 	}
 	names, args, err := classlayout.ParseClassList(list, os.ReadFile, say)
-	if errors.Is(err, classlayout.ErrNotImplemented) {
-		return usageError{err}
-	}
 	if err != nil {
 		return err
 	}

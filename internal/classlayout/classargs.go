@@ -1,14 +1,10 @@
 package classlayout
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 )
-
-// ErrNotImplemented reports a -C argument gobtf does not implement.
-var ErrNotImplemented = errors.New("not implemented by gobtf")
 
 // ClassArgs are the arguments a -C name may carry, as in
 // "perf_event_header(sizeof=size,type=type,type_enum=perf_event_type)":
