@@ -91,7 +91,7 @@ func registerPrintFlags(cmd *cobra.Command, verbose *bool) *printOptions {
 	f.BoolVar(&p.runningKernel, "running_kernel_vmlinux", false, "print the path of the vmlinux whose build ID is the running kernel's (/sys/kernel/notes), found where pahole looks")
 	f.VarP(&classListFlag{p: p, pointers: true}, "find_pointers_to", "f", "show the members of structs that point to `CLASS`")
 	f.StringVar(&o.ContainsEnumerator, "contains_enumerator", "", "show the enum that has the enumerator `NAME`")
-	f.BoolVarP(&o.NrMethods, "nr_methods", "m", false, "show the number of functions taking a pointer to each struct (BTF functions)")
+	f.BoolVarP(&o.NrMethods, "nr_methods", "m", false, "show the number of functions taking a pointer to each struct")
 	f.BoolVarP(&o.DefinedIn, "defined_in", "u", false, "with -C: show the unit each type is defined in")
 	f.BoolVarP(&o.NrDefinitions, "nr_definitions", "T", false, "show how many times each struct is defined across units")
 	f.BoolVarP(&o.ShowOnlyDataMembers, "show_only_data_members", "M", false, "show only the data members of structs, not the types they define")
