@@ -65,9 +65,6 @@ func TestPrintModesMatchMaster(t *testing.T) {
 			} else {
 				full = append(append(full, args...), files...)
 			}
-			if why, ok := knownModeDifferences[in+" "+strings.Join(args, " ")]; ok {
-				t.Skip("known difference: " + why)
-			}
 			out, errOut, code, err := runGobtf(full...)
 			var ee *exitError
 			if errors.As(err, &ee) {
@@ -87,12 +84,6 @@ func TestPrintModesMatchMaster(t *testing.T) {
 	if n < 100 {
 		t.Fatalf("modes.sha256 has %d cases", n)
 	}
-}
-
-// knownModeDifferences are the cases gobtf does not print as pahole master
-// does, and why (docs/compatibility.md).
-var knownModeDifferences = map[string]string{
-	"xfs -m": "-m counts functions; gobtf's DWARF loader reads no function bodies (from BTF it counts them)",
 }
 
 func sum(s string) string {
