@@ -127,8 +127,26 @@ bench_prettify() {
   rm -f "$WORK/prettify.bin"
 }
 
-if [ "${BENCH_ONLY:-}" = prettify ]; then
-  bench_prettify
+# pahole --compile (compilable C for every type, pahole's format) of the
+# vmlinux BTF, against pahole master only: apt's pahole 1.24 prints another
+# output, which does not compile. BENCH_ONLY=compile runs this row alone.
+compile_row() {
+  if [ -z "${PAHOLE_MASTER:-}" ]; then
+    echo "bench: PAHOLE_MASTER unset: skipping the --compile comparison"
+    return
+  fi
+  local cbtf="$SHARED/reference/vmlinux-6.1.0-56-cloud-amd64.kbuild.btf"
+  for i in $(seq "$RUNS"); do
+    measure gobtf-compile-btf bin/gobtf --compile "$cbtf"
+    measure pahole-compile-btf "$PAHOLE_MASTER" --compile "$cbtf"
+  done
+  report "--compile of the vmlinux BTF (pahole --compile)" gobtf-compile-btf pahole-compile-btf wall "\`--compile\`, vmlinux BTF, vs pahole master"
+}
+case "${BENCH_ONLY:-}" in
+prettify) bench_prettify ;;
+compile) compile_row ;;
+esac
+if [ -n "${BENCH_ONLY:-}" ]; then
   summary
   exit 0
 fi
@@ -271,9 +289,10 @@ if [ -n "$LAYOUT_PEER" ]; then
       "$(awk -v g="$gwhole" -v p="$ptime" 'BEGIN { printf "%.3fx", g / p }')" >> "$SUMMARY"
   fi
 fi
+compile_row
 # btf merge: the super BTF of the vmlinux BTF and xfs's split BTF, against
-# libbpf 1.8 (btfmerge: btf__add_btf of both, btf__dedup). The type and
-# string sections must be the same bytes (btfmerge's header is longer).
+# libbpf 1.8 (btfmerge: btf__add_btf of both, btf__dedup), whose file it
+# writes byte for byte.
 if [ -x "$CACHE/tools/bin/btfmerge" ]; then
   KBUILD="$SHARED/reference/vmlinux-6.1.0-56-cloud-amd64.kbuild.btf"
   MXFS="$SHARED/reference/modules/xfs.btf"

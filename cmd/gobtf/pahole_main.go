@@ -43,6 +43,9 @@ func runPahole(cmd *cobra.Command, o *encodeOptions, p *printOptions, args []str
 	if err != nil {
 		return err
 	}
+	if p.classNames != "" && p.opt.NrMethods {
+		return &exitError{"pahole: -m/nr_methods doesn't work with --class/-C, it shows all classes and the number of its methods\n", 1}
+	}
 	if p.numericVersion {
 		_, err := fmt.Fprintln(out, numericVersion())
 		return err
@@ -59,6 +62,9 @@ func runPahole(cmd *cobra.Command, o *encodeOptions, p *printOptions, args []str
 		return runEncode(cmd, o, args)
 	}
 	p.pretty.shortcut(&p.classNames)
+	if p.ptrTableStats {
+		fmt.Fprintln(cmd.ErrOrStderr(), "gobtf: --ptr_table_stats: gobtf keeps no pointer tables of tags, types and functions per unit; its model of a unit is flat slices sized to the unit (see docs/compatibility.md)")
+	}
 	opt, err := p.options()
 	if err != nil {
 		return err
@@ -95,6 +101,10 @@ type loader struct {
 	run      runner
 	pretty   *prettyFlags    // --prettify's options
 	input    *prettify.Input // --prettify's input; nil without
+	// open are the DWARF files whose units the run keeps to its end
+	// (--sort prints them all then).
+	open []*classlayout.DWARF
+
 	// restoreGC puts back the collector's settings loadDWARF changed
 	// (tuning.ForLayoutView), nil while it has not.
 	restoreGC func()
@@ -106,6 +116,17 @@ type loader struct {
 type runner interface {
 	Print(src classlayout.Source) error
 	Finish() error
+	// KeepsUnits says whether the runner prints units it read only at
+	// Finish, so that their files must stay open until then.
+	KeepsUnits() bool
+}
+
+// closeAll closes the files a run kept open to its end.
+func (l *loader) closeAll() {
+	for _, f := range l.open {
+		f.Close()
+	}
+	l.open = nil
 }
 
 // untune puts back the collector's settings loadDWARF changed.
@@ -142,11 +163,15 @@ func (l *loader) main(classList string, files []string) error {
 		}
 		failed, errno, err := l.loadFiles(files)
 		if err != nil {
+			l.closeAll()
 			return err
 		}
 		if errno == 0 {
-			return l.run.Finish()
+			err := l.run.Finish()
+			l.closeAll()
+			return err
 		}
+		l.closeAll()
 		if classList == "" {
 			if len(files) == 0 {
 				return &exitError{"pahole: couldn't find any debug information on this system.\n", 1}
@@ -315,17 +340,22 @@ func (l *loader) loadDWARF(path string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	defer dw.Close()
+	if l.run.KeepsUnits() {
+		l.open = append(l.open, dw) // closed once the run is finished
+	} else {
+		defer dw.Close()
+	}
 	if l.restoreGC == nil {
 		l.restoreGC = tuning.ForLayoutView()
 	}
-	err = l.run.Print(dw)
-	var ae *classlayout.ArgsError
-	if errors.As(err, &ae) {
-		// pahole's DWARF loader fails with EINVAL, which ends pahole.
-		return true, &exitError{fmt.Sprintf("pahole: %s: %s\n", path, strerror(syscall.EINVAL)), 1}
+	if err := l.run.Print(dw); err != nil {
+		var ae *classlayout.ArgsError
+		if errors.As(err, &ae) {
+			return false, nil // pahole's loader failed: the next format
+		}
+		return true, err
 	}
-	return true, err
+	return true, nil
 }
 
 func (l *loader) loadBTF(path string) (bool, error) {

@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/gobtf/gobtf/internal/classlayout"
+	"github.com/gobtf/gobtf/internal/compile"
 	"github.com/gobtf/gobtf/internal/prettify"
 )
 
@@ -26,12 +26,17 @@ type printOptions struct {
 	contains   bool // the class list came from -i
 	fixupSilly bool
 	wordSize   string
-	unsupp     []string // pahole options given that gobtf does not implement
 	pretty     prettyFlags
 
 	numericVersion bool  // --numeric_version
 	runningKernel  bool  // --running_kernel_vmlinux
 	hashBits       uint8 // --hashbits, a uint8_t in pahole
+
+	compile          bool // --compile
+	skipAtomic       bool // --skip_emitting_atomic_typedefs
+	pointers         bool // the class list came from -f
+	ptrTableStats    bool // --ptr_table_stats
+	classesAsStructs bool // --classes_as_structs: C has no classes
 }
 
 // registerPrintFlags adds pahole's printing options to the root command.
@@ -85,53 +90,41 @@ func registerPrintFlags(cmd *cobra.Command, verbose *bool) *printOptions {
 	f.StringVarP(&p.wordSize, "word_size", "w", "", "without -C: lay structs out as if pointers and longs were `BYTES` bytes")
 	f.BoolVar(&p.numericVersion, "numeric_version", false, "print the pahole version gobtf emulates as a number ("+numericVersion()+")")
 	f.BoolVar(&p.runningKernel, "running_kernel_vmlinux", false, "print the path of the vmlinux whose build ID is the running kernel's (/sys/kernel/notes), found where pahole looks")
+	f.VarP(&classListFlag{p: p, pointers: true}, "find_pointers_to", "f", "show the members of structs that point to `CLASS`")
+	f.StringVar(&o.ContainsEnumerator, "contains_enumerator", "", "show the enum that has the enumerator `NAME`")
+	f.BoolVarP(&o.NrMethods, "nr_methods", "m", false, "show the number of functions taking a pointer to each struct")
+	f.BoolVarP(&o.DefinedIn, "defined_in", "u", false, "with -C: show the unit each type is defined in")
+	f.BoolVarP(&o.NrDefinitions, "nr_definitions", "T", false, "show how many times each struct is defined across units")
+	f.BoolVarP(&o.ShowOnlyDataMembers, "show_only_data_members", "M", false, "show only the data members of structs, not the types they define")
+	f.BoolVarP(&o.ShowFirstBiggest, "show_first_biggest_size_base_type_member", "l", false, "show the first biggest base type member of each struct")
+	f.StringVarP(&o.CUExclude, "cu_exclude", "X", "", "exclude the units whose names start with `PREFIX`")
+	f.StringVarP(&o.DeclExclude, "decl_exclude", "D", "", "exclude the types declared in files whose names start with `PREFIX` (BTF records no files: all)")
+	f.BoolVar(&o.ShowPrivateClasses, "show_private_classes", false, "also show the types not defined at file scope (implies -M)")
+	f.BoolVar(&p.classesAsStructs, "classes_as_structs", false, "print C++ classes as structs (no effect on C)")
+	f.BoolVar(&o.FirstObjOnly, "first_obj_only", false, "stop after the first unit")
+	f.BoolVar(&o.SkipMissing, "skip_missing", false, "with -C: look for the names a unit lacks in the next units")
+	f.BoolVar(&p.ptrTableStats, "ptr_table_stats", false, "pahole's pointer table statistics: gobtf has no such tables and says so on stderr")
 	f.Var(&hashBitsFlag{&p.hashBits}, "hashbits", "the `BITS` of pahole's DWARF loader's hash table keys: checked as pahole checks them (at most 31; DWARF is read only up to 21), no other effect")
-	f.Bool("skip_emitting_atomic_typedefs", false, "with --compile, which gobtf does not implement: no effect")
+	f.BoolVar(&p.compile, "compile", false, "print compilable C: before each type, the types it needs, declared or defined")
+	f.BoolVar(&p.skipAtomic, "skip_emitting_atomic_typedefs", false, "with --compile: do not emit 'typedef _Atomic int atomic_int' and friends")
 	p.pretty.register(f)
-	p.registerUnsupported(f)
 	return p
 }
 
-// registerUnsupported accepts pahole's other printing options so that
-// using one is a clear usage error rather than "unknown flag".
-func (p *printOptions) registerUnsupported(f *pflag.FlagSet) {
-	flag := func(name, short string, takesArg bool) {
-		v := &unsupportedFlag{name: name, seen: &p.unsupp, flag: !takesArg}
-		fl := f.VarPF(v, name, short, "pahole option not implemented by gobtf")
-		if !takesArg {
-			fl.NoOptDefVal = "true"
-		}
-		fl.Hidden = true
-	}
-	flag("show_first_biggest_size_base_type_member", "l", false)
-	flag("show_only_data_members", "M", false)
-	flag("nr_methods", "m", false)
-	flag("nr_definitions", "T", false)
-	flag("defined_in", "u", false)
-	flag("find_pointers_to", "f", true)
-	flag("decl_exclude", "D", true)
-	flag("cu_exclude", "X", true)
-	flag("compile", "", false)
-	flag("ptr_table_stats", "", false)
-	flag("contains_enumerator", "", true)
-	flag("show_private_classes", "", false)
-	flag("classes_as_structs", "", false)
-	flag("first_obj_only", "", false)
-	flag("skip_missing", "", false)
-}
-
-// classListFlag is -C or -i.
+// classListFlag is -C, -i or -f.
 type classListFlag struct {
 	p        *printOptions
 	contains bool
+	pointers bool
 	val      string
 }
 
-// Set mirrors pahole: both set the list (the last one given wins), -i also
-// turns the containers view on for good.
+// Set mirrors pahole: each sets the list (the last one given wins), -i
+// also turns the containers view on for good, -f the pointers view.
 func (c *classListFlag) Set(v string) error {
 	c.val, c.p.classNames = v, v
 	c.p.contains = c.p.contains || c.contains
+	c.p.pointers = c.p.pointers || c.pointers
 	return nil
 }
 func (c *classListFlag) String() string { return c.val }
@@ -168,27 +161,9 @@ func (h *hashBitsFlag) Set(v string) error { *h.p = uint8(atoi(v)); return nil }
 func (h *hashBitsFlag) String() string     { return strconv.Itoa(int(*h.p)) }
 func (h *hashBitsFlag) Type() string       { return "int" }
 
-type unsupportedFlag struct {
-	name string
-	seen *[]string
-	flag bool // takes no value
-}
-
-func (u *unsupportedFlag) Set(string) error { *u.seen = append(*u.seen, u.name); return nil }
-func (u *unsupportedFlag) String() string   { return "" }
-func (u *unsupportedFlag) Type() string {
-	if u.flag {
-		return "bool"
-	}
-	return "string"
-}
-
 // options resolves the flags into the printer's options, but for the
 // class names (setClassNames).
 func (p *printOptions) options() (classlayout.Options, error) {
-	if len(p.unsupp) > 0 {
-		return classlayout.Options{}, usageError{fmt.Errorf("option --%s is not implemented by gobtf's printing mode", p.unsupp[0])}
-	}
 	o := p.opt
 	if o.JustPacked {
 		o.JustStructs = true
@@ -201,6 +176,13 @@ func (p *printOptions) options() (classlayout.Options, error) {
 		o.CachelineSize = machineCacheline()
 	}
 	o.Contains = p.contains
+	o.FindPointersTo = p.pointers
+	if p.compile {
+		o.Emitter = compile.New(p.skipAtomic)
+	}
+	if o.ShowPrivateClasses {
+		o.ShowOnlyDataMembers = true
+	}
 	o.FixupSillyBitfields = p.fixupSilly
 	o.WordSize = uint8(atoi(p.wordSize))
 	o.CheckFilter = prettify.FilterCheck

@@ -248,7 +248,10 @@ func (p *Printer) checkArgs(id uint32, name string, a ClassArgs, errw io.Writer)
 
 // FindType is cu__find_type_by_name without declarations: the first
 // struct, union, typedef or enum (not a declaration) named name, or 0.
-func (m *Model) FindType(name string) uint32 {
+func (m *Model) FindType(name string) uint32 { return m.findType(name, false) }
+
+// findType is FindType, declarations included when decls is set.
+func (m *Model) findType(name string, decls bool) uint32 {
 	if name == "" {
 		return 0 // (anonymous types have no name to match)
 	}
@@ -256,7 +259,7 @@ func (m *Model) FindType(name string) uint32 {
 		t := &m.Types[id]
 		switch t.Kind {
 		case KindStruct, KindUnion, KindTypedef, KindEnum:
-			if t.Name == name && t.Flags&FlagDeclaration == 0 {
+			if t.Name == name && (decls || t.Flags&FlagDeclaration == 0) {
 				return id
 			}
 		}

@@ -33,6 +33,7 @@ func TestParseClassList(t *testing.T) {
 		{"holes( a==1,sizeof=)", nil, nil, "invalid, missing value"},
 		{"holes( a==1,sizeof=,range= r)", []string{"holes"}, []ClassArgs{{Filter: "a==1", Range: "r", N: 3, Has: HasFilter | HasSize | HasRange, FilterAfterBlank: true}}, ""},
 		{"holes(filter= ==1)", []string{"holes"}, []ClassArgs{{Filter: "==1", N: 1, Has: HasFilter, FilterAfterBlank: true}}, ""},
+		{"holes(a==1,sizeof=b)", []string{"holes"}, []ClassArgs{{Filter: "a==1", Size: "b", N: 2, Has: HasFilter | HasSize}}, ""},
 	} {
 		names, args, err := ParseClassList(c.list, nil, nil)
 		if c.err != "" {

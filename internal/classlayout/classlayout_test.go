@@ -181,3 +181,35 @@ func FuzzPrintDWARF(f *testing.F) {
 		_ = Print(dw, opt, io.Discard, io.Discard)
 	})
 }
+
+// FuzzFacts runs the per-type facts (-T, -m, -f, -u,
+// --contains_enumerator, -l, --show_private_classes, --skip_missing with a
+// filter) on mutated BTF: any input is either rejected with an error or
+// printed, never a panic or a hang. (--compile's is in package compile.)
+func FuzzFacts(f *testing.F) {
+	addFixtureSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
+		src, _ := fuzzSource(data)
+		if src == nil {
+			return
+		}
+		opt := Options{CachelineSize: 64, ShowFirstBiggest: mode&16 != 0, ShowPrivateClasses: mode&32 != 0, Sort: mode&64 != 0}
+		names := []string{"holes", "uses", "color"}
+		switch mode & 7 {
+		case 0, 1:
+			opt.NrDefinitions = true
+		case 2:
+			opt.NrMethods = true
+		case 3:
+			opt.FindPointersTo, opt.ClassNames = true, names
+		case 4:
+			opt.DefinedIn, opt.ClassNames = true, names
+		case 5:
+			opt.ContainsEnumerator = "GREEN"
+		case 6, 7:
+			opt.ClassNames, opt.SkipMissing = []string{"nosuch", "holes"}, true
+			opt.ClassArgs = []ClassArgs{{}, {Filter: "b==1", N: 1}}
+		}
+		_ = Print(src, opt, io.Discard, io.Discard)
+	})
+}

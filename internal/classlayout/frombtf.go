@@ -21,6 +21,9 @@ func (s *btfSource) numUnits() int     { return 1 }
 func (s *btfSource) badArgsFail() bool { return false }
 func (s *btfSource) path() string      { return s.name }
 
+// unitName is the file's path: pahole names a BTF file's one unit so.
+func (s *btfSource) unitName(int) string { return s.name }
+
 // unitLang is DW_LANG_C: pahole takes BTF for C.
 func (s *btfSource) unitLang(int) dwarf.Lang { return dwarf.LangC }
 

@@ -80,6 +80,7 @@ func (dw *DWARF) Close() error {
 func (dw *DWARF) numUnits() int             { return len(dw.d.Units()) }
 func (dw *DWARF) badArgsFail() bool         { return true }
 func (dw *DWARF) path() string              { return dw.name }
+func (dw *DWARF) unitName(i int) string     { return dw.d.Units()[i].Name }
 func (dw *DWARF) unitLang(i int) dwarf.Lang { return dwarf.Lang(dw.d.Units()[i].Language) }
 
 // unitLoader holds the pieces of one unit's model while its DIEs are read:
@@ -103,6 +104,21 @@ type unitLoader struct {
 	stack    []uint32 // type ID of the open DIE at each depth, 0 if none
 	files    []string // the unit's source files, for -I
 	fixSilly bool
+
+	// -m reads the functions: curFunc is the index in m.Funcs of the
+	// subprogram being read (-1 outside one), at depth funcDepth; each
+	// parameter's type (or abstract origin) is resolved in finish, by
+	// paramType for the parameters naming an origin.
+	funcs     bool
+	curFunc   int
+	funcDepth int
+	fparams   []funcParam
+	paramType map[uint64]uint64 // parameter DIE offset -> its DW_AT_type's
+}
+
+type funcParam struct {
+	fn             int
+	typOff, origin uint64
 }
 
 type typeAux struct {
@@ -130,7 +146,7 @@ type owned[T any] struct {
 // Source).
 func (dw *DWARF) loadUnit(i int, opt *Options, typesOnly bool) (*Model, error) {
 	fixupSillyBitfields := opt.FixupSillyBitfields
-	declInfo := opt.ShowDeclInfo || opt.Packable // -P names an anonymous struct by where it was declared
+	declInfo := opt.ShowDeclInfo || opt.Packable || opt.DeclExclude != "" // -P names an anonymous struct by where it was declared, -D filters by the file
 	u := &dw.d.Units()[i]
 	size := 1024 // a guess of the number of types, to allocate once
 	if u.End > u.Offset {
@@ -139,7 +155,10 @@ func (dw *DWARF) loadUnit(i int, opt *Options, typesOnly bool) (*Model, error) {
 	l := &unitLoader{m: &Model{Types: make([]Type, 1, size), AddrSize: uint32(u.AddrSize), HasAlignInfo: true},
 		aux: make([]typeAux, 1, size), members: make([]pendingMember, 0, size),
 		memCount: make([]uint32, 1, size),
-		fixSilly: fixupSillyBitfields}
+		fixSilly: fixupSillyBitfields, funcs: opt.NrMethods && !typesOnly, curFunc: -1}
+	if l.funcs {
+		l.paramType = make(map[uint64]uint64)
+	}
 	r := dw.d.NewReader()
 	r.SetLazyStrings(true)
 	if typesOnly {
@@ -236,6 +255,9 @@ func (l *unitLoader) newType(e *die.Entry, k Kind) uint32 {
 }
 
 func (l *unitLoader) entry(e *die.Entry) {
+	if l.funcs {
+		l.function(e)
+	}
 	var id uint32
 	switch e.Tag {
 	case dwarf.TagBaseType:
@@ -325,6 +347,54 @@ func (l *unitLoader) entry(e *die.Entry) {
 	}
 	if e.Children {
 		l.push(e.Depth, id)
+	}
+}
+
+// function reads, for -m, the subprograms and their parameters, as
+// pahole's function table holds them: every DW_TAG_subprogram, its
+// DW_TAG_formal_parameter children.
+func (l *unitLoader) function(e *die.Entry) {
+	if l.curFunc >= 0 && e.Depth <= l.funcDepth {
+		l.curFunc = -1
+	}
+	switch e.Tag {
+	case dwarf.TagSubprogram:
+		l.m.Funcs = append(l.m.Funcs, Func{})
+		if e.Children {
+			l.curFunc, l.funcDepth = len(l.m.Funcs)-1, e.Depth
+		}
+	case dwarf.TagFormalParameter:
+		var typ, origin uint64
+		if f := e.Field(dwarf.AttrType); f != nil && f.IsRef() {
+			typ = f.Val
+		}
+		if f := e.Field(dwarf.AttrAbstractOrigin); f != nil && f.IsRef() {
+			origin = f.Val
+		}
+		if typ != 0 {
+			l.paramType[e.Offset] = typ
+		}
+		if l.curFunc >= 0 && e.Depth == l.funcDepth+1 {
+			l.fparams = append(l.fparams, funcParam{l.curFunc, typ, origin})
+		}
+	}
+}
+
+// finishFuncs resolves the functions' parameters' types.
+func (l *unitLoader) finishFuncs() {
+	m := l.m
+	m.FuncParams = make([]uint32, len(l.fparams))
+	for i, fp := range l.fparams {
+		off := fp.typOff
+		if off == 0 && fp.origin != 0 {
+			off = l.paramType[fp.origin]
+		}
+		m.FuncParams[i] = l.resolve(off)
+		f := &m.Funcs[fp.fn]
+		if f.N == 0 {
+			f.First = uint32(i)
+		}
+		f.N++
 	}
 }
 
@@ -487,6 +557,9 @@ func (l *unitLoader) finish(littleEndian bool) {
 	}
 	for j, i := range order {
 		l.settleMember(&m.Members[j], l.members[i].hasBit, littleEndian)
+	}
+	if l.funcs {
+		l.finishFuncs()
 	}
 }
 

@@ -120,8 +120,16 @@ type Model struct {
 	UnitName string
 	Decl     []DeclInfo
 
+	// Funcs are the unit's functions (DWARF subprograms, read for -m
+	// only): each one's parameters' types are FuncParams[First:First+N].
+	Funcs      []Func
+	FuncParams []uint32
+
 	natAlign []uint32 // naturalAlignment's cache for structs and unions, by ID
 }
+
+// Func is a function: its parameters' types in Model.FuncParams.
+type Func struct{ First, N uint32 }
 
 // DeclInfo is where a type was declared: its DIE's offset in .debug_info,
 // and its source file ("" when unknown) and line.

@@ -96,6 +96,9 @@ func (p *Printer) classStats(t *Type, cc *conf, s *structSums) {
 		p.uint(uint64(last))
 		p.str(" bytes */\n")
 	}
+	if p.opt.ShowFirstBiggest && t.N != 0 {
+		p.firstBiggestLine(t, ind)
+	}
 	diff := int32(t.Size*8 - (s.sumBytes*8 + s.sumBits + s.sumHoles*8 + s.sumBitHoles +
 		uint32(st.padding)*8 + uint32(st.bitPadding)))
 	if diff != 0 && t.N != 0 {

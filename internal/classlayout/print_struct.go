@@ -169,7 +169,9 @@ func (p *Printer) classMembers(t *Type, cc *conf, sums *structSums, newline *uin
 	nested := p.m.Nested[t.NestedFirst : t.NestedFirst+t.NestedN]
 	for i := t.First; i < t.First+t.N && !p.overflow; i++ {
 		for len(nested) > 0 && nested[0].Before <= i-t.First {
-			p.nestedType(nested[0].Type, cc)
+			if !p.opt.ShowOnlyDataMembers {
+				p.nestedType(nested[0].Type, cc)
+			}
 			nested = nested[1:]
 		}
 		pos := &p.m.Members[i]
@@ -288,7 +290,9 @@ func (p *Printer) classMembers(t *Type, cc *conf, sums *structSums, newline *uin
 		last = int(i)
 	}
 	for _, n := range nested {
-		p.nestedType(n.Type, cc)
+		if !p.opt.ShowOnlyDataMembers {
+			p.nestedType(n.Type, cc)
+		}
 	}
 	return last
 }

@@ -89,6 +89,32 @@ type Options struct {
 	// (its DW_AT_language; DW_LANG_C for BTF) is left out, as pahole's
 	// --lang and --lang_exclude leave units out.
 	SkipLanguage func(lang dwarf.Lang) bool
+	// Emitter (--compile, package compile) prints, before each struct
+	// and union, the definitions and declarations it needs, so that the
+	// output compiles; the run then goes through the units in order.
+	Emitter Emitter
+
+	// The per-type facts (facts.go): NrDefinitions (-T) counts each
+	// definition's copies, NrMethods (-m) the functions taking a pointer
+	// to each struct, DefinedIn (-u) names the unit of each -C type,
+	// FindPointersTo (-f) lists the members pointing to each -C type,
+	// ContainsEnumerator (--contains_enumerator) prints the enum holding
+	// that enumerator.
+	NrDefinitions, NrMethods, DefinedIn, FindPointersTo bool
+	ContainsEnumerator                                  string
+	// ShowOnlyDataMembers (-M) leaves out the types a struct's body
+	// defines; ShowPrivateClasses (--show_private_classes) also shows the
+	// types not of file scope (and implies -M); ShowFirstBiggest (-l) adds
+	// the first biggest base-type member to each struct's comments.
+	ShowOnlyDataMembers, ShowPrivateClasses, ShowFirstBiggest bool
+	// CUExclude (-X) leaves out the units whose names start with it,
+	// DeclExclude (-D) the types declared in files whose names do (BTF
+	// records no files: every type then).
+	CUExclude, DeclExclude string
+	// FirstObjOnly (--first_obj_only) stops after the first unit printed;
+	// SkipMissing (--skip_missing) looks for the -C names a unit lacks in
+	// the next units instead of stopping there.
+	FirstObjOnly, SkipMissing bool
 }
 
 // classArgs returns the arguments of ClassNames[i].
@@ -153,6 +179,7 @@ type Printer struct {
 	packCache             *packCache        // -P: reorganized sizes by layout, shared by a file's units
 	notes                 []string          // said on the error stream after the output
 	spill                 func() error      // writes out buf mid-type (-S's many steps), when set
+	emitState             any               // the Emitter's state for this unit
 }
 
 // NewPrinter returns a printer of m with the options opt.
@@ -305,6 +332,14 @@ func (p *Printer) classFormatter(t *Type, id uint32) {
 		id := p.m.idOf(t)
 		p.recursion[id]++
 		defer func() { p.recursion[id]-- }()
+	}
+	if e := p.opt.Emitter; e != nil {
+		prefix, suffix := "", ""
+		if c.prefix != null {
+			prefix, suffix = c.prefix, c.suffix
+		}
+		e.Class(p, id, prefix, suffix)
+		return
 	}
 	p.tagFprintf(t, &c)
 	p.byte1('\n')

@@ -29,6 +29,9 @@ type Source interface {
 	badArgsFail() bool
 	// path names the source in errors.
 	path() string
+	// unitName is unit i's name (DWARF's DW_AT_name; a BTF file's path),
+	// for -X and -u.
+	unitName(i int) string
 	// unitLang is unit i's language (DW_AT_language; DW_LANG_C for
 	// BTF), for Options.SkipLanguage.
 	unitLang(i int) dwarf.Lang
@@ -66,7 +69,9 @@ type Run struct {
 	src   Source // the source being printed
 	units []int  // its units the language filter keeps, in order
 
-	next     int          // -C: the index in ClassNames of the first name not found yet
+	pending  []int        // -C: the indexes in ClassNames of the names not found yet
+	stopped  bool         // --first_obj_only: a unit was printed
+	counts   defCounts    // -T and -m: the counts, by definition
 	sorted   []sortedType // --sort: the types to print at the end
 	resort   bool         // --sort met types equal but for their members' types
 	printers []*Printer   // --sort: the printers of the units kept to the end
@@ -75,7 +80,11 @@ type Run struct {
 // NewRun starts a run printing to w, with pahole's other words (names not
 // found, -C arguments that do not apply) on errw.
 func NewRun(opt Options, w, errw io.Writer) *Run {
-	return &Run{opt: opt, bw: bufio.NewWriterSize(w, 1<<16), errw: errw,
+	pending := make([]int, len(opt.ClassNames))
+	for i := range pending {
+		pending[i] = i
+	}
+	return &Run{opt: opt, bw: bufio.NewWriterSize(w, 1<<16), errw: errw, pending: pending,
 		seen: &seenDefs{byName: make(map[string][]seenDef)}, cache: new(packCache)}
 }
 
@@ -83,21 +92,38 @@ func NewRun(opt Options, w, errw io.Writer) *Run {
 // error, what was printed before it is written out.
 func (r *Run) Print(src Source) error {
 	r.src, r.units = src, nil
+	if r.stopped {
+		return nil
+	}
 	for i := range src.numUnits() {
-		if r.opt.SkipLanguage == nil || !r.opt.SkipLanguage(src.unitLang(i)) {
-			r.units = append(r.units, i)
+		if r.opt.SkipLanguage != nil && r.opt.SkipLanguage(src.unitLang(i)) {
+			continue
 		}
+		if x := r.opt.CUExclude; x != "" && (src.unitName(i) == "" || hasPrefix(src.unitName(i), x)) {
+			continue
+		}
+		r.units = append(r.units, i)
+	}
+	if r.opt.FirstObjOnly && len(r.opt.ClassNames) == 0 && r.opt.ContainsEnumerator == "" && len(r.units) > 1 {
+		r.units = r.units[:1]
 	}
 	var err error
 	switch {
+	case r.opt.ContainsEnumerator != "":
+		err = r.enumerators()
+	case r.opt.NrMethods:
+		err = r.nrMethods()
 	case len(r.opt.ClassNames) > 0:
-		err = r.named()
+		err = r.named(r.units)
+	case r.opt.NrDefinitions:
+		err = r.nrDefinitions()
 	case r.opt.sortsLayouts():
 		err = r.collectSorted()
-	case r.opt.JustPacked || r.opt.Sort || len(r.units) < 2:
+	case r.opt.JustPacked || r.opt.Sort || r.opt.Emitter != nil || r.opt.ShowPrivateClasses || len(r.units) < 2:
 		// --packed filters by packed attributes, which printing earlier
-		// types infers: it goes in order.
-		err = r.inOrder()
+		// types infers, and --compile emits each type once: they go in
+		// order.
+		err = r.inOrder(r.units)
 	default:
 		err = r.parallel()
 	}
@@ -107,18 +133,26 @@ func (r *Run) Print(src Source) error {
 	return err
 }
 
+// KeepsUnits says whether the run keeps the units it read until Finish
+// (--sort prints them all then): their sources must stay open until then.
+func (r *Run) KeepsUnits() bool { return r.opt.sortsLayouts() }
+
 // Finish ends the run: --sort's types, sorted as pahole sorts them across
 // every unit of every file, then, on errw, the first -C name no file had.
 func (r *Run) Finish() error {
 	err := r.printSorted()
+	if err == nil {
+		r.counts.print(r.bw, r.opt.Separator)
+	}
 	if ferr := r.bw.Flush(); err == nil {
 		err = ferr
 	}
 	if err != nil {
 		return err
 	}
-	if names := r.opt.ClassNames; r.next < len(names) {
-		notFound(r.errw, names[r.next], r.opt.classArgs(r.next))
+	if len(r.pending) > 0 {
+		n := r.pending[0]
+		notFound(r.errw, r.opt.ClassNames[n], r.opt.classArgs(n))
 	}
 	return nil
 }
@@ -145,13 +179,15 @@ func (r *Run) finishUnit(p *Printer) error {
 
 // named is -C: each name's first struct, union, typedef or enum (not a
 // declaration), looked for in the units in order, printed with a blank
-// line after it. Printing stops at the first name no unit has, or whose
-// arguments do not apply: from DWARF that ends the run, as pahole's DWARF
-// loader ends it (EINVAL); from BTF the name passes on to the next file.
-func (r *Run) named() error {
+// line after it. A unit lacking the next name passes the rest on to the
+// next unit (with --skip_missing, only the names it lacks). Printing stops
+// at a name whose arguments do not apply: from DWARF that ends the run, as
+// pahole's DWARF loader ends it (EINVAL); from BTF the name passes on to
+// the next file.
+func (r *Run) named(units []int) error {
 	names := r.opt.ClassNames
-	for _, i := range r.units {
-		if r.next == len(names) {
+	for _, i := range units {
+		if len(r.pending) == 0 {
 			break
 		}
 		m, err := r.src.loadUnit(i, &r.opt, false)
@@ -160,18 +196,30 @@ func (r *Run) named() error {
 		}
 		p := r.printer(m)
 		p.spill = func() error { return p.drainTo(r.bw) }
-		aborted := false
-		for r.next < len(names) {
-			id := p.findTypeByName(names[r.next])
+		aborted, whole := false, true
+		for k := 0; k < len(r.pending); {
+			n := r.pending[k]
+			id := p.findTypeByName(names[n], r.opt.FindPointersTo)
 			if id == 0 {
+				if r.opt.SkipMissing {
+					k++
+					continue
+				}
+				whole = false
 				break
 			}
-			if c := p.checkArgs(id, names[r.next], r.opt.classArgs(r.next), r.errw); c != argsOK {
-				aborted = c == argsAbort
+			if c := p.checkArgs(id, names[n], r.opt.classArgs(n), r.errw); c != argsOK {
+				aborted, whole = c == argsAbort, false
+				break
+			}
+			r.pending = append(r.pending[:k], r.pending[k+1:]...)
+			if r.opt.DefinedIn {
+				// pahole names the unit and is done with it.
+				p.str(r.src.unitName(i))
+				p.byte1('\n')
 				break
 			}
 			p.printOne(id)
-			r.next++
 		}
 		if err := r.finishUnit(p); err != nil {
 			return err
@@ -179,8 +227,12 @@ func (r *Run) named() error {
 		if aborted {
 			if r.src.badArgsFail() {
 				// pahole's DWARF loader ends with EINVAL here, and no last word.
-				return &ArgsError{Path: r.src.path(), Name: names[r.next]}
+				return &ArgsError{Path: r.src.path(), Name: names[r.pending[0]]}
 			}
+			break
+		}
+		if whole && r.opt.FirstObjOnly {
+			r.stopped = true
 			break
 		}
 	}
@@ -202,6 +254,10 @@ func (p *Printer) printOne(id uint32) {
 		p.printContainers(id)
 		return
 	}
+	if p.opt.FindPointersTo {
+		p.printPointersTo(id)
+		return
+	}
 	p.format(t, id)
 	p.byte1('\n')
 }
@@ -209,9 +265,9 @@ func (p *Printer) printOne(id uint32) {
 // inOrder is pahole's print_classes over every unit in turn: every struct
 // and union that passes the filters, once per distinct definition of a
 // name, in ID order.
-func (r *Run) inOrder() error {
-	for _, i := range r.units {
-		m, err := r.src.loadUnit(i, &r.opt, true)
+func (r *Run) inOrder(units []int) error {
+	for _, i := range units {
+		m, err := r.src.loadUnit(i, &r.opt, !r.opt.ShowPrivateClasses)
 		if err != nil {
 			return err
 		}

@@ -213,9 +213,12 @@ func (p *Printer) filter(t *Type, id uint32) bool {
 		return false
 	}
 	if t.Flags&FlagNested != 0 {
-		// pahole shows only the types of file scope (no --show_private_classes).
+		// pahole shows only the types of file scope, but with
+		// --show_private_classes.
 		p.findHoles(t)
-		return false
+		if !o.ShowPrivateClasses {
+			return false
+		}
 	}
 	if t.Flags&FlagDeclaration != 0 {
 		return false
@@ -234,6 +237,15 @@ func (p *Printer) filter(t *Type, id uint32) bool {
 	}
 	if o.IncludePrefix != "" && name != "" && !hasPrefix(name, o.IncludePrefix) {
 		return false
+	}
+	if o.DeclExclude != "" {
+		var file string
+		if p.m.Decl != nil {
+			file = p.m.Decl[id].File
+		}
+		if file == "" || hasPrefix(file, o.DeclExclude) {
+			return false
+		}
 	}
 	if o.JustUnions {
 		return true
@@ -279,7 +291,7 @@ func (p *Printer) hasHoleGE(t *Type, size int) bool {
 // which is reported on errw.
 func (p *Printer) printNamed(flush func() error, errw io.Writer) error {
 	for i, name := range p.opt.ClassNames {
-		id := p.findTypeByName(name)
+		id := p.findTypeByName(name, false)
 		if id == 0 || p.checkArgs(id, name, p.opt.classArgs(i), errw) != argsOK {
 			notFound(errw, name, p.opt.classArgs(i))
 			return nil
@@ -293,8 +305,10 @@ func (p *Printer) printNamed(flush func() error, errw io.Writer) error {
 }
 
 // findTypeByName is cu__find_type_by_name: the first struct, union,
-// typedef or enum of that name that is not a declaration.
-func (p *Printer) findTypeByName(name string) uint32 { return p.m.FindType(name) }
+// typedef or enum of that name that is not a declaration, unless decls.
+func (p *Printer) findTypeByName(name string, decls bool) uint32 {
+	return p.m.findType(name, decls)
+}
 
 // printContainers is pahole's print_containers (-i): the named structs and
 // unions passing the filters that have members of type id, each once; with

@@ -33,8 +33,9 @@ func ArgsAbortFails(src Source) bool { return src.badArgsFail() }
 func SourcePath(src Source) string { return src.path() }
 
 // ArgsError is a -C name whose arguments cannot apply to its type, in a
-// DWARF file: pahole's DWARF loader fails there (EINVAL), which ends
-// pahole.
+// DWARF file: pahole's DWARF loader fails there, and pahole reads the file
+// in its next format (BTF) in the same run, the names not printed yet
+// still looked for; where no format loads, pahole ends with EINVAL.
 type ArgsError struct{ Path, Name string }
 
 func (e *ArgsError) Error() string {

@@ -116,6 +116,9 @@ func (r *Run) Print(src classlayout.Source) error {
 	return err
 }
 
+// KeepsUnits is false: records are printed as their unit is read.
+func (r *Run) KeepsUnits() bool { return false }
+
 // Finish ends the run: the first -C name no file had is reported, as
 // pahole reports it.
 func (r *Run) Finish() error {
