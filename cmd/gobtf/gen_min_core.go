@@ -22,6 +22,7 @@ type minCoreOptions struct {
 	strict  bool
 	verbose bool
 	debug   bool
+	archive archiveFlags
 }
 
 // newMinCoreBTFCmd builds "gobtf gen min_core_btf", bpftool's generator of
@@ -71,12 +72,16 @@ local access, each candidate, matching or not), worded as "bpftool -d gen
 min_core_btf" prints them, for comparison.`,
 		Args: cobra.MinimumNArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.archive.on {
+				return runMinCoreArchive(cmd, o, args[0], args[1], args[2:])
+			}
 			return runMinCoreBTF(cmd, o, args[0], args[1], args[2:])
 		},
 	}
 	cmd.Flags().BoolVar(&o.strict, "strict", false, "exit 1, writing nothing, when a relocation is unresolved, ambiguous or failed")
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list on stdout what each object keeps of INPUT")
 	cmd.Flags().BoolVarP(&o.debug, "debug", "d", false, "print libbpf's debug lines of every relocation on stderr, as \"bpftool -d\" does (prefixed \"debug: \")")
+	addArchiveFlags(cmd, &o.archive)
 	return cmd
 }
 

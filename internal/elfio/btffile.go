@@ -147,3 +147,16 @@ func decompressFile(path, method string, data []byte) ([]byte, error) {
 	}
 	return out.Bytes(), nil
 }
+
+// Decompress returns data decompressed when it starts with the magic of xz,
+// zstd or gzip (at most MaxDecompressedFile bytes of it), with the name of
+// the compression, or data itself and "" when it starts with none of them.
+// Errors name path.
+func Decompress(path string, data []byte) ([]byte, string, error) {
+	method := compression(data)
+	if method == "" {
+		return data, "", nil
+	}
+	out, err := decompressFile(path, method, data)
+	return out, method, err
+}
