@@ -7,8 +7,8 @@ import (
 	"fmt"
 
 	"github.com/gobtf/gobtf/internal/btf"
-	"github.com/gobtf/gobtf/internal/btffile"
 	"github.com/gobtf/gobtf/internal/btfext"
+	"github.com/gobtf/gobtf/internal/btffile"
 	"github.com/gobtf/gobtf/internal/core"
 	"github.com/gobtf/gobtf/internal/elfio"
 )
