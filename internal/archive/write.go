@@ -83,24 +83,21 @@ func (w *writer) put(e Entry, r minimized, strict bool) *Kernel {
 }
 
 // linkedTo reports whether path is already a link to target: a hard link
-// (the same file), or a symbolic link naming it as LinkFile names it.
+// (the same file), or a symbolic link that leads to it.
 func linkedTo(path, target string) (symbolic, ok bool) {
-	fi, err := os.Lstat(path)
+	li, err := os.Lstat(path)
 	if err != nil {
 		return false, false
 	}
-	if fi.Mode()&os.ModeSymlink != 0 {
-		dest, err := os.Readlink(path)
-		if err != nil {
-			return false, false
-		}
-		if !filepath.IsAbs(dest) {
-			dest = filepath.Join(filepath.Dir(path), dest)
-		}
-		return true, filepath.Clean(dest) == filepath.Clean(target) && regular(target)
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false, false
 	}
 	ti, err := os.Stat(target)
-	return false, err == nil && os.SameFile(fi, ti)
+	if err != nil || !regular(target) {
+		return false, false
+	}
+	return li.Mode()&os.ModeSymlink != 0, os.SameFile(fi, ti)
 }
 
 // regular reports whether path is a regular file (not through a link).

@@ -12,7 +12,7 @@ import (
 // over it, so that path holds its old contents or target's, never nothing.
 // Where the file system refuses the hard link (another file system, too
 // many links, no hard links), path becomes a symbolic link to target,
-// relative when both are relative or both absolute; symbolic reports that.
+// relative (see symlinkTarget); symbolic reports that.
 // A symbolic link at path is replaced, not followed. Errors name path.
 func LinkFile(target, path string) (symbolic bool, err error) {
 	dir, base := filepath.Dir(path), filepath.Base(path)
@@ -42,14 +42,21 @@ func LinkFile(target, path string) (symbolic bool, err error) {
 	return false, fmt.Errorf("%s: no free temporary name for a link", path)
 }
 
-// symlinkTarget is target as a symbolic link in dir names it: relative to
-// dir when that can be said, else as it is.
+// symlinkTarget is target as a symbolic link in dir names it: the path
+// from dir to target, both with their links resolved, relative so that the
+// tree can move; target as it is when they cannot be resolved.
 func symlinkTarget(target, dir string) string {
-	if filepath.IsAbs(target) != filepath.IsAbs(dir) {
+	rt, err1 := filepath.EvalSymlinks(target)
+	rd, err2 := filepath.EvalSymlinks(dir)
+	if err1 != nil || err2 != nil {
 		return target
 	}
-	if rel, err := filepath.Rel(dir, target); err == nil {
-		return rel
+	if rt, err1 = filepath.Abs(rt); err1 == nil {
+		if rd, err2 = filepath.Abs(rd); err2 == nil {
+			if rel, err := filepath.Rel(rd, rt); err == nil {
+				return rel
+			}
+		}
 	}
 	return target
 }
