@@ -125,7 +125,7 @@ bench_archive() {
   local aruns=$(( RUNS < 3 ? RUNS : 3 ))
   for n in 20 40; do
     local tree=$WORK/archive$n
-    find "$archive" -name '*.btf.tar.xz' | awk -F/ '{ print $NF "\t" $0 }' | sort | head -n "$n" | cut -f2 |
+    find "$archive" -name '*.btf.tar.xz' | awk -F/ '{ print $NF "\t" $0 }' | sort | awk -F"\t" -v n="$n" 'NR <= n { print $2 }' |
       while IFS= read -r f; do
         mkdir -p "$tree/$(dirname "${f#"$archive"/}")"
         ln "$f" "$tree/${f#"$archive"/}"

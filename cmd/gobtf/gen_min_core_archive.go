@@ -63,10 +63,15 @@ func runMinCoreArchive(cmd *cobra.Command, o minCoreOptions, src, out string, ob
 	if o.verbose || o.debug {
 		return usageError{fmt.Errorf("min_core_btf: -v and -d are for one kernel, not with --archive")}
 	}
-	if fi, err := os.Stat(src); err != nil {
+	si, err := os.Stat(src)
+	if err != nil {
 		return err
-	} else if !fi.IsDir() {
+	}
+	if !si.IsDir() {
 		return usageError{fmt.Errorf("min_core_btf: --archive: %s is not a directory", src)}
+	}
+	if oi, err := os.Stat(out); err == nil && os.SameFile(si, oi) {
+		return usageError{fmt.Errorf("min_core_btf: --archive: %s is both SRC_DIR and OUT_DIR", src)}
 	}
 	objs := make([]*btfext.Object, 0, len(objects))
 	for _, path := range objects {

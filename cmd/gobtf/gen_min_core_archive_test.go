@@ -232,6 +232,21 @@ func TestMinCoreArchive(t *testing.T) {
 	if s.Kernels != len(kernels)+len(bad) || s.Failed != len(bad) || s.UpToDate != len(kernels) || s.Written != 0 || s.Linked != 0 || s.BytesWritten != 0 || s.Unique != len(byBTF) {
 		t.Errorf("second run's summary: %+v; want %d kernels, %d failed, %d up to date, %d unique, nothing written or linked", s, len(kernels)+len(bad), len(bad), len(kernels), len(byBTF))
 	}
+
+	// --strict refuses each kernel with unresolved relocations (testdata/
+	// core's programs have some on every kernel), writing nothing.
+	strictOut := filepath.Join(dir, "strict")
+	args = append([]string{"gen", "min_core_btf", "--archive", "--strict", "--json", src, strictOut}, objList...)
+	stdout, stderr, code, _ = runGobtf(args...)
+	if code != 1 || strings.Count(stdout, `"status":"refused"`) != len(kernels) || !strings.Contains(stderr, "--strict") {
+		t.Errorf("--strict: exit %d, %d kernels refused (want 1, %d)\n%s", code, strings.Count(stdout, `"status":"refused"`), len(kernels), stderr)
+	}
+	if files := snapshotTree(t, strictOut); files != "" {
+		t.Errorf("--strict wrote:\n%s", files)
+	}
+	if _, stderr, code, _ = runGobtf(append([]string{"gen", "min_core_btf", "--archive", src, src}, objList...)...); code != 2 {
+		t.Errorf("SRC_DIR as OUT_DIR: exit %d, want 2 (usage)\n%s", code, stderr)
+	}
 }
 
 // snapshotTree lists every file under dir with its inode, size and
