@@ -1,7 +1,6 @@
 package archive
 
 import (
-	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
@@ -19,9 +18,9 @@ import (
 // else of the BTF's "long"), the objects added in order, the output built
 // and checked by core, encoded in the host's byte order. name names the
 // kernel in errors. It returns the output's bytes and its relocations'
-// tally. An object's own fault is a *core.ObjectError (core.IsObjectError).
+// tally. data is the minimization's: it must not change. An object's own fault is a *core.ObjectError (core.IsObjectError).
 func Minimize(name string, data []byte, objs []*btfext.Object) ([]byte, core.Tally, error) {
-	f, err := btffile.Read(bytes.NewReader(data), int64(len(data)), name, btffile.Options{})
+	f, err := btffile.Bytes(data, name, btffile.Options{})
 	if err != nil {
 		return nil, core.Tally{}, err
 	}

@@ -37,9 +37,12 @@ func ReadBTF(e Entry) ([]byte, error) {
 const maxMember = elfio.MaxDecompressedFile
 
 // tarMember returns the one regular member of the tar in data whose name
-// ends with ".btf". A tar with none, or with more than one, is an error.
+// ends with ".btf", as a slice of data (a tar stores a member's bytes
+// whole, after its header). A tar with none, or with more than one, is an
+// error.
 func tarMember(name string, data []byte) ([]byte, error) {
-	tr := tar.NewReader(bytes.NewReader(data))
+	r := bytes.NewReader(data)
+	tr := tar.NewReader(r)
 	var found []byte
 	var foundName string
 	for {
@@ -56,14 +59,13 @@ func tarMember(name string, data []byte) ([]byte, error) {
 		if found != nil {
 			return nil, fmt.Errorf("%s: tar: holds %s and %s: which is the kernel's BTF?", name, foundName, h.Name)
 		}
-		if h.Size < 0 || h.Size > maxMember {
-			return nil, fmt.Errorf("%s: tar: member %s: size %d is beyond %d bytes", name, h.Name, h.Size, maxMember)
+		// Next leaves r at the member's first byte (archive/tar reads
+		// headers block by block, and no further).
+		off := int64(len(data)) - int64(r.Len())
+		if h.Size < 0 || h.Size > maxMember || h.Size > int64(r.Len()) {
+			return nil, fmt.Errorf("%s: tar: member %s at offset %#x: size %d is beyond the archive's end or %d bytes", name, h.Name, off, h.Size, maxMember)
 		}
-		buf := make([]byte, h.Size)
-		if _, err := io.ReadFull(tr, buf); err != nil {
-			return nil, fmt.Errorf("%s: tar: member %s: %w", name, h.Name, err)
-		}
-		found, foundName = buf, h.Name
+		found, foundName = data[off:off+h.Size:off+h.Size], h.Name
 	}
 	if found == nil {
 		return nil, fmt.Errorf("%s: tar: no member named *.btf", name)

@@ -37,11 +37,49 @@ var (
 // Errors give the offset in data where decoding failed.
 func Decode(data []byte, limit int) ([]byte, error) {
 	d := &decoder{data: data, limit: limit}
+	if n := sizeHint(data); n > 0 && n <= limit {
+		d.out = make([]byte, 0, n)
+	}
 	out, err := d.file()
 	if err != nil {
 		return nil, fmt.Errorf("offset %#x: %w", d.off, err)
 	}
 	return out, nil
+}
+
+// sizeHint reads the uncompressed size of a file of one stream from the
+// index its footer points to, so that the output is allocated once; 0 when
+// it cannot be read (decoding then finds what is wrong). Nothing is checked
+// here but what locating and reading the sizes needs.
+func sizeHint(data []byte) int {
+	if len(data) < 24 || !bytes.Equal(data[len(data)-2:], footerMagic) {
+		return 0
+	}
+	back := (int(binary.LittleEndian.Uint32(data[len(data)-8:])) + 1) * 4
+	start := len(data) - 12 - back
+	if back <= 0 || start < 12 || data[start] != 0 {
+		return 0
+	}
+	idx := data[start : len(data)-12]
+	n, p, err := vli(idx, 1)
+	if err != nil || n > uint64(len(idx)) {
+		return 0
+	}
+	var total uint64
+	for range n {
+		var u uint64
+		if _, p, err = vli(idx, p); err == nil {
+			u, p, err = vli(idx, p)
+		}
+		if err != nil {
+			return 0
+		}
+		total += u
+		if total > 1<<40 {
+			return 0
+		}
+	}
+	return int(total)
 }
 
 // decoder walks the file; off is where it reads.
