@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -158,7 +160,9 @@ func TestMinCoreArchive(t *testing.T) {
 	}
 
 	// Each output against the one-kernel command on the kernel's file.
-	byBTF := map[string]string{} // the one-kernel output's bytes -> first output with them
+	byBTF := map[string]string{}     // the one-kernel output's bytes -> first output with them
+	oneCounts := map[string]string{} // archive -> the one-kernel command's count line
+	countLine := regexp.MustCompile(`(\d+) relocation\(s\) in \d+ object\(s\): (\d+) resolved, (\d+) local, (\d+) absent \(existence checks answered no\), (\d+) unresolved, (\d+) ambiguous, (\d+) failed`)
 	for _, k := range kernels {
 		name := filepath.Base(k.rel)
 		for _, s := range []string{".tar.xz", ".xz", ".gz", ".zst"} {
@@ -166,8 +170,12 @@ func TestMinCoreArchive(t *testing.T) {
 		}
 		got := filepath.Join(out, filepath.Dir(filepath.FromSlash(k.rel)), name)
 		want := filepath.Join(dir, "one-"+strings.ReplaceAll(k.rel, "/", "_"))
-		if _, e, c, err := runGobtf(append([]string{"gen", "min_core_btf", k.btf, want}, objList...)...); c != 0 {
+		_, e, c, err := runGobtf(append([]string{"gen", "min_core_btf", k.btf, want}, objList...)...)
+		if c != 0 {
 			t.Fatalf("gen min_core_btf %s: exit %d: %v\n%s", k.btf, c, err, e)
+		}
+		if m := countLine.FindStringSubmatch(e); m != nil {
+			oneCounts[k.rel] = strings.Join(m[1:], " ")
 		}
 		gotData, err := os.ReadFile(got)
 		if err != nil {
@@ -224,6 +232,29 @@ func TestMinCoreArchive(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	if len(lines) != len(kernels)+len(bad)+1 {
 		t.Fatalf("--json: %d lines, want one per kernel (%d) and the summary:\n%s", len(lines), len(kernels)+len(bad), stdout)
+	}
+	// Each kernel's counts are the one-kernel command's report's.
+	for _, l := range lines[:len(lines)-1] {
+		var k struct {
+			Archive string `json:"archive"`
+			R       struct {
+				Total, Resolved, Local, Absent, Unresolved, Ambiguous, Failed int
+			} `json:"relocations"`
+		}
+		if err := json.Unmarshal([]byte(l), &k); err != nil {
+			t.Fatalf("--json: %v\n%s", err, l)
+		}
+		want, ok := oneCounts[k.Archive]
+		if !ok {
+			continue // a bad archive, or no count line
+		}
+		r := k.R
+		if got := fmt.Sprint(r.Total, r.Resolved, r.Local, r.Absent, r.Unresolved, r.Ambiguous, r.Failed); got != want {
+			t.Errorf("%s: --json counts %s, the one-kernel command reports %s", k.Archive, got, want)
+		}
+	}
+	if len(oneCounts) == 0 {
+		t.Error("the one-kernel command reported no counts to compare with")
 	}
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
 		t.Fatalf("--json summary: %v\n%s", err, lines[len(lines)-1])

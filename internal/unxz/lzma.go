@@ -174,12 +174,30 @@ func (rc *rangeDec) literal(probs []uint16, matched bool, matchByte uint32) byte
 
 // reverse decodes n bits, least significant first, with the bit tree probs.
 func (rc *rangeDec) reverse(probs []uint16, n uint) uint32 {
+	rng, code, pos, buf := rc.rng, rc.code, rc.pos, rc.buf
 	m, sym := uint32(1), uint32(0)
 	for i := range n {
-		b := rc.bit(&probs[m])
-		m = m<<1 | b
-		sym |= b << i
+		if rng < topValue {
+			rng <<= 8
+			code = code<<8 | uint32(buf[pos&(bufSize-1)])
+			pos++
+		}
+		p := &probs[m]
+		v := uint32(*p)
+		bound := (rng >> probBits) * v
+		if code < bound {
+			rng = bound
+			*p = uint16(v + (1<<probBits-v)>>moveBits)
+			m <<= 1
+		} else {
+			rng -= bound
+			code -= bound
+			*p = uint16(v - v>>moveBits)
+			m = m<<1 | 1
+			sym |= 1 << i
+		}
 	}
+	rc.rng, rc.code, rc.pos = rng, code, pos
 	return sym
 }
 
@@ -315,12 +333,12 @@ func (z *lzma) decode(out []byte, in []byte, size, dictStart int, dictSize uint3
 	copyMatch := func(n int) {
 		from := len(out) - int(rep0) - 1
 		k := min(n, end-len(out))
-		if int(rep0)+1 >= k {
-			out = append(out, out[from:from+k]...)
-		} else {
-			for i := range k {
-				out = append(out, out[from+i])
-			}
+		// An overlapping match repeats its first rep0+1 bytes: each
+		// append doubles what can be copied at once.
+		for left := k; left > 0; {
+			step := min(left, len(out)-from)
+			out = append(out, out[from:from+step]...)
+			left -= step
 		}
 		z.pending = n - k
 	}
