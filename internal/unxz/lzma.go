@@ -348,7 +348,22 @@ func (z *lzma) decode(out []byte, in []byte, size, dictStart int, dictSize uint3
 	for len(out) < end {
 		pos := uint32(len(out) - dictStart)
 		posState := pos & pbMask
-		if rc.bit(&z.isMatch[state<<4|posState]) == 0 {
+		// isMatch, the first bit of every symbol, with bit's steps
+		// written out (bit is not inlined).
+		rc.normalize()
+		p := &z.isMatch[state<<4|posState]
+		v := uint32(*p)
+		bound := (rc.rng >> probBits) * v
+		isLiteral := rc.code < bound
+		if isLiteral {
+			rc.rng = bound
+			*p = uint16(v + (1<<probBits-v)>>moveBits)
+		} else {
+			rc.rng -= bound
+			rc.code -= bound
+			*p = uint16(v - v>>moveBits)
+		}
+		if isLiteral {
 			var prev uint32
 			if len(out) > dictStart {
 				prev = uint32(out[len(out)-1])
