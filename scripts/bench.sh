@@ -159,6 +159,44 @@ bench_archive() {
   echo "bench: --archive on 40 kernels: $files outputs, each bpftool's bytes; $inodes unique (the rest hard links); the loop linked $(find "$WORK/la40" -type f -printf '%i\n' | sort -u | wc -l) unique by pahole -E text; a second run wrote nothing"
 }
 
+# The data pretty-printer (--prettify) on a generated input of about
+# $PRETTIFY_MB MB (default 1024): testdata/prettify's records section (40
+# records of 8 types, variable sizes, type= naming each record's struct)
+# copied end to end, against pahole master ($PAHOLE_MASTER; skipped without
+# it: apt's pahole 1.24 prints these records differently). At most 3 runs
+# each: pahole master takes minutes on 1 GB. BENCH_ONLY=prettify runs this
+# row alone.
+bench_prettify() {
+  if [ -z "${PAHOLE_MASTER:-}" ]; then
+    echo "bench: PAHOLE_MASTER unset: skipping the --prettify comparison (pahole master only)"
+    return
+  fi
+  local fix=testdata/prettify mb=${PRETTIFY_MB:-1024} off size copies
+  off=$(od -An -t u8 -j 16 -N 8 "$fix/records.bin" | tr -d ' ')
+  size=$(od -An -t u8 -j 24 -N 8 "$fix/records.bin" | tr -d ' ')
+  tail -c +$((off + 1)) "$fix/records.bin" | head -c "$size" > "$WORK/rec"
+  copies=$(( mb * 1024 * 1024 / size ))
+  cp "$WORK/rec" "$WORK/rec.big"
+  while [ "$(stat -c %s "$WORK/rec.big")" -lt $(( copies * size )) ]; do
+    cat "$WORK/rec.big" "$WORK/rec.big" > "$WORK/rec.2" && mv "$WORK/rec.2" "$WORK/rec.big"
+  done
+  head -c $(( copies * size )) "$WORK/rec.big" > "$WORK/prettify.bin" && rm -f "$WORK/rec.big"
+  local ty='rec_header(sizeof=size,type=type,type_enum=rec_type+rec_more)'
+  echo "bench: --prettify of $copies copies of the fixture's records ($(( copies * size )) bytes, $(( copies * 40 )) records)"
+  local pruns=$(( RUNS < 3 ? RUNS : 3 ))
+  for i in $(seq "$pruns"); do
+    measure gobtf-prettify bin/gobtf -F btf -C "$ty" --prettify "$WORK/prettify.bin" "$fix/records.btf"
+    measure pahole-prettify "$PAHOLE_MASTER" -F btf -C "$ty" --prettify "$WORK/prettify.bin" "$fix/records.btf"
+  done
+  report "--prettify of ${mb} MB of records (pahole -C 'rec_header(sizeof=size,type=type,...)' --prettify)" gobtf-prettify pahole-prettify "wall rss" "\`--prettify\` ${mb} MB of records vs pahole master"
+  rm -f "$WORK/prettify.bin"
+}
+
+if [ "${BENCH_ONLY:-}" = prettify ]; then
+  bench_prettify
+  summary
+  exit 0
+fi
 if [ "${BENCH_ONLY:-}" = archive ]; then
   bench_archive
   summary
@@ -303,6 +341,19 @@ if [ -n "$LAYOUT_PEER" ]; then
       "$(awk -v g="$gwhole" -v p="$ptime" 'BEGIN { printf "%.3fx", g / p }')" >> "$SUMMARY"
   fi
 fi
+# btf merge: the super BTF of the vmlinux BTF and xfs's split BTF, against
+# libbpf 1.8 (btfmerge: btf__add_btf of both, btf__dedup). The type and
+# string sections must be the same bytes (btfmerge's header is longer).
+if [ -x "$CACHE/tools/bin/btfmerge" ]; then
+  KBUILD="$SHARED/reference/vmlinux-6.1.0-56-cloud-amd64.kbuild.btf"
+  MXFS="$SHARED/reference/modules/xfs.btf"
+  for i in $(seq "$RUNS"); do
+    measure gobtf-btf-merge bin/gobtf btf merge "$WORK/g.super.btf" "$KBUILD" "$MXFS"
+    measure libbpf-btfmerge "$CACHE/tools/bin/btfmerge" "$WORK/l.super.btf" "$KBUILD" "$MXFS"
+  done
+  report "super BTF of the vmlinux BTF and xfs (btf merge) vs libbpf 1.8" gobtf-btf-merge libbpf-btfmerge "wall rss" "\`btf merge\` vmlinux + xfs vs libbpf"
+fi
+
 # gobtf check on a whole kernel (the vmlinux and the 1,121 modules of the
 # kernel make test-modules downloads, as Debian built them) against loading
 # each file's BTF through btfload (the kernel verifier, as root), two at a
@@ -325,6 +376,7 @@ if [ -f "$DVMLINUX" ] && [ -d "$DMODS" ] && [ "$(id -u)" = 0 ] && [ -x "$CACHE/t
   done
   report "gobtf check on Debian's 6.1 cloud kernel (vmlinux + 1,121 modules) vs btfload on each file" gobtf-check-kernel btfload-each-file wall "\`gobtf check\` vmlinux + 1,121 modules vs btfload each"
 fi
+bench_prettify
 bench_archive
 echo
 echo "bench: load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"

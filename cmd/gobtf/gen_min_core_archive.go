@@ -51,6 +51,7 @@ ambiguous or failed.`
 func addArchiveFlags(cmd *cobra.Command, f *archiveFlags) {
 	cmd.Use += "\n  min_core_btf --archive [-j N] [--json] [--strict] SRC_DIR OUT_DIR OBJECT..."
 	cmd.Long += archiveHelp
+	cmd.Example += "\n  gobtf gen min_core_btf --archive -j2 btfhub-archive/archive min-archive/ a.bpf.o b.bpf.o"
 	fl := cmd.Flags()
 	fl.BoolVar(&f.on, "archive", false, "minimize every kernel's BTF in the tree INPUT into the tree OUTPUT")
 	fl.IntVarP(&f.jobs, "jobs", "j", 0, "with --archive, minimize `N` kernels at once (default: one per CPU)")
@@ -59,10 +60,14 @@ func addArchiveFlags(cmd *cobra.Command, f *archiveFlags) {
 
 // runMinCoreArchive is "gobtf gen min_core_btf --archive SRC_DIR OUT_DIR
 // OBJECT...".
-func runMinCoreArchive(cmd *cobra.Command, o minCoreOptions, src, out string, objects []string) error {
-	if o.verbose || o.debug {
-		return usageError{fmt.Errorf("min_core_btf: -v and -d are for one kernel, not with --archive")}
+func runMinCoreArchive(cmd *cobra.Command, o minCoreOptions, args []string) error {
+	if o.verbose || o.debug || o.baseBTF != "" || len(o.modules) > 0 || o.splitDir != "" {
+		return usageError{fmt.Errorf("min_core_btf: -v, -d, --base-btf, --module and --split-output are for one kernel, not with --archive")}
 	}
+	if len(args) < 3 {
+		return usageError{fmt.Errorf("min_core_btf: --archive: expected SRC_DIR OUT_DIR OBJECT..., got %d argument(s)", len(args))}
+	}
+	src, out, objects := args[0], args[1], args[2:]
 	si, err := os.Stat(src)
 	if err != nil {
 		return err

@@ -306,8 +306,8 @@ func buildCoreObjects(t *testing.T) map[string]string {
 		t.Skip("skipping: libbpf's headers (libbpf-dev) are not installed")
 	}
 	coreObjects.once.Do(func() {
-		dir := filepath.Join(testutil.CacheDir(t), "core-objects")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		dir, err := scratchDir(t, "core-objects")
+		if err != nil {
 			coreObjects.err = err.Error()
 			return
 		}

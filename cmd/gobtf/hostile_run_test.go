@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -39,7 +41,35 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if processScratch != "" {
+		os.RemoveAll(processScratch)
+	}
+	os.Exit(code)
+}
+
+// processScratch holds what the tests of this process build once and share
+// (the CO-RE test objects): its own folder, so that test processes run at
+// once, from other checkouts too, never read each other's half-built files.
+var (
+	processScratch   string
+	processScratchMu sync.Mutex
+)
+
+// scratchDir returns the folder name under processScratch, made on first use.
+func scratchDir(t testing.TB, name string) (string, error) {
+	t.Helper()
+	processScratchMu.Lock()
+	defer processScratchMu.Unlock()
+	if processScratch == "" {
+		d, err := os.MkdirTemp("", "gobtf-test-")
+		if err != nil {
+			return "", err
+		}
+		processScratch = d
+	}
+	dir := filepath.Join(processScratch, name)
+	return dir, os.MkdirAll(dir, 0o755)
 }
 
 // childResult is what one gobtf run did.

@@ -43,10 +43,16 @@ func (want *masterAnswer) check(t *testing.T, stdout, stderr string, code int, p
 	}
 }
 
-// readMasterAnswers parses master.txt.
+// readMasterAnswers parses testdata/paholecli/master.txt.
 func readMasterAnswers(t *testing.T) map[string]*masterAnswer {
 	t.Helper()
-	data := testutil.Testdata(t, "paholecli", "master.txt")
+	return readMasterAnswersIn(t, "paholecli")
+}
+
+// readMasterAnswersIn parses the master.txt of a folder of testdata.
+func readMasterAnswersIn(t *testing.T, dir string) map[string]*masterAnswer {
+	t.Helper()
+	data := testutil.Testdata(t, dir, "master.txt")
 	answers := map[string]*masterAnswer{}
 	var cur *masterAnswer
 	var text *strings.Builder

@@ -17,6 +17,7 @@ import (
 	"github.com/gobtf/gobtf/internal/elfio"
 	"github.com/gobtf/gobtf/internal/kernelbtf"
 	"github.com/gobtf/gobtf/internal/pahole"
+	"github.com/gobtf/gobtf/internal/prettify"
 	"github.com/gobtf/gobtf/internal/tuning"
 )
 
@@ -49,9 +50,15 @@ func runPahole(cmd *cobra.Command, o *encodeOptions, p *printOptions, args []str
 	if p.hashBits > 31 {
 		return &exitError{fmt.Sprintf("Invalid --hashbits value (%d) should be less than 32\n", p.hashBits), 1}
 	}
+	in, closeInput, err := p.pretty.openInput()
+	if err != nil {
+		return err
+	}
+	defer closeInput()
 	if o.encode || o.showSupported {
 		return runEncode(cmd, o, args)
 	}
+	p.pretty.shortcut(&p.classNames)
 	opt, err := p.options()
 	if err != nil {
 		return err
@@ -60,7 +67,7 @@ func runPahole(cmd *cobra.Command, o *encodeOptions, p *printOptions, args []str
 	if len(langs.IDs) > 0 {
 		opt.SkipLanguage = langs.Skips
 	}
-	l := &loader{cmd: cmd, sys: sys, opt: opt, verbose: o.verbose, hashBits: p.hashBits}
+	l := &loader{cmd: cmd, sys: sys, opt: opt, verbose: o.verbose, hashBits: p.hashBits, pretty: &p.pretty, input: in}
 	defer l.untune()
 	if cmd.Flags().Changed("format_path") {
 		l.formats = &p.format
@@ -85,10 +92,20 @@ type loader struct {
 	hashBits uint8
 	formats  *string   // -F's list; nil: dwarf, btf, ctf
 	base     *btf.Spec // --btf_base, or the vmlinux BTF under a module's
-	run      *classlayout.Run
+	run      runner
+	pretty   *prettyFlags    // --prettify's options
+	input    *prettify.Input // --prettify's input; nil without
 	// restoreGC puts back the collector's settings loadDWARF changed
 	// (tuning.ForLayoutView), nil while it has not.
 	restoreGC func()
+}
+
+// runner prints the files of a command line in turn: the layout view
+// (classlayout.Run) or, with --prettify and -C, the data pretty-printer
+// (prettify.Run).
+type runner interface {
+	Print(src classlayout.Source) error
+	Finish() error
 }
 
 // untune puts back the collector's settings loadDWARF changed.
@@ -118,7 +135,11 @@ func (l *loader) main(classList string, files []string) error {
 			}
 		}
 		first = false
-		l.run = classlayout.NewRun(opt, l.cmd.OutOrStdout(), l.cmd.ErrOrStderr())
+		if l.input != nil && classList != "" {
+			l.run = l.pretty.newRun(l, l.input, opt)
+		} else {
+			l.run = classlayout.NewRun(opt, l.cmd.OutOrStdout(), l.cmd.ErrOrStderr())
+		}
 		failed, errno, err := l.loadFiles(files)
 		if err != nil {
 			return err
@@ -298,7 +319,13 @@ func (l *loader) loadDWARF(path string) (bool, error) {
 	if l.restoreGC == nil {
 		l.restoreGC = tuning.ForLayoutView()
 	}
-	return true, l.run.Print(dw)
+	err = l.run.Print(dw)
+	var ae *classlayout.ArgsError
+	if errors.As(err, &ae) {
+		// pahole's DWARF loader fails with EINVAL, which ends pahole.
+		return true, &exitError{fmt.Sprintf("pahole: %s: %s\n", path, strerror(syscall.EINVAL)), 1}
+	}
+	return true, err
 }
 
 func (l *loader) loadBTF(path string) (bool, error) {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gobtf/gobtf/internal/classlayout"
+	"github.com/gobtf/gobtf/internal/prettify"
 )
 
 // printOptions holds the flags of pahole's printing mode (gobtf without -J):
@@ -26,6 +27,7 @@ type printOptions struct {
 	fixupSilly bool
 	wordSize   string
 	unsupp     []string // pahole options given that gobtf does not implement
+	pretty     prettyFlags
 
 	numericVersion bool  // --numeric_version
 	runningKernel  bool  // --running_kernel_vmlinux
@@ -85,6 +87,7 @@ func registerPrintFlags(cmd *cobra.Command, verbose *bool) *printOptions {
 	f.BoolVar(&p.runningKernel, "running_kernel_vmlinux", false, "print the path of the vmlinux whose build ID is the running kernel's (/sys/kernel/notes), found where pahole looks")
 	f.Var(&hashBitsFlag{&p.hashBits}, "hashbits", "the `BITS` of pahole's DWARF loader's hash table keys: checked as pahole checks them (at most 31; DWARF is read only up to 21), no other effect")
 	f.Bool("skip_emitting_atomic_typedefs", false, "with --compile, which gobtf does not implement: no effect")
+	p.pretty.register(f)
 	p.registerUnsupported(f)
 	return p
 }
@@ -109,13 +112,6 @@ func (p *printOptions) registerUnsupported(f *pflag.FlagSet) {
 	flag("decl_exclude", "D", true)
 	flag("cu_exclude", "X", true)
 	flag("compile", "", false)
-	flag("count", "", true)
-	flag("skip", "", true)
-	flag("seek_bytes", "", true)
-	flag("size_bytes", "", true)
-	flag("range", "", true)
-	flag("header_type", "", true)
-	flag("prettify", "", true)
 	flag("ptr_table_stats", "", false)
 	flag("contains_enumerator", "", true)
 	flag("show_private_classes", "", false)
@@ -207,6 +203,7 @@ func (p *printOptions) options() (classlayout.Options, error) {
 	o.Contains = p.contains
 	o.FixupSillyBitfields = p.fixupSilly
 	o.WordSize = uint8(atoi(p.wordSize))
+	o.CheckFilter = prettify.FilterCheck
 	return o, nil
 }
 
@@ -219,8 +216,9 @@ func setClassNames(o *classlayout.Options, list string, verbose bool, stdout io.
 		say = stdout
 	}
 	names, args, err := classlayout.ParseClassList(list, os.ReadFile, say)
-	if errors.Is(err, classlayout.ErrNotImplemented) {
-		return usageError{err}
+	var le *classlayout.ClassListError
+	if errors.As(err, &le) {
+		return &exitError{le.Msg, 1}
 	}
 	if err != nil {
 		return err

@@ -12,14 +12,40 @@ var ErrNotImplemented = errors.New("not implemented by gobtf")
 
 // ClassArgs are the arguments a -C name may carry, as in
 // "perf_event_header(sizeof=size,type=type,type_enum=perf_event_type)":
-// pahole's data pretty-printer reads records with them; its layout view
-// only checks that they make sense for the type, and stops when they do
-// not. gobtf does the same; filters (filter=EXPR, or member==value) are
-// not implemented.
+// pahole's data pretty-printer (internal/prettify) reads records with
+// them; its layout view only checks that they make sense for the type, and
+// stops when they do not. Filter is filter=EXPR, or an argument
+// "member==value" as a whole.
 type ClassArgs struct {
-	Size, TypeMember, TypeEnum, Range string
-	N                                 int // how many arguments were given
+	Size, TypeMember, TypeEnum, Range, Filter string
+	N                                         int    // how many arguments were given
+	Has                                       ArgSet // which were given (a value may be empty)
+
+	// FilterAfterBlank says blanks preceded the filter's text, where
+	// pahole, on a filter starting with "==", names it whole in -V's
+	// message rather than its empty left operand.
+	FilterAfterBlank bool
 }
+
+// ArgSet is a set of -C arguments.
+type ArgSet uint8
+
+// The arguments of a -C name.
+const (
+	HasSize ArgSet = 1 << iota
+	HasType
+	HasTypeEnum
+	HasRange
+	HasFilter
+)
+
+// FilterCheck says whether a -C filter can be evaluated on struct id of m
+// whose type member is typeMember (or -1) and whose type_enum enums are
+// enums: pahole's layout view stops at a filter that cannot, as at the
+// other arguments. internal/prettify provides it (prettify.FilterCheck).
+// With verbose set, why a filter cannot be evaluated is said there, as
+// pahole -V says it.
+type FilterCheck func(m *Model, id uint32, typeMember int, enums []uint32, a ClassArgs, verbose io.Writer) bool
 
 // ParseClassList splits a -C list as pahole does: on commas, except those
 // inside a name's parentheses; "file://FILE" entries name files with one
@@ -31,14 +57,14 @@ func ParseClassList(list string, readFile func(string) ([]byte, error), verbose 
 	add := func(entry string) error {
 		name, a, err := parseClassEntry(entry, verbose)
 		if err != nil {
-			return err
+			return &ClassListError{"pahole: " + err.Error() + "\n"}
 		}
 		names, args = append(names, name), append(args, a)
 		return nil
 	}
 	for _, e := range splitClassList(list) {
 		if e.unterminated {
-			return nil, nil, fmt.Errorf("unterminated '(' in '%s'", list)
+			return nil, nil, &ClassListError{fmt.Sprintf("Unterminated '(' in '%s'\n%21s%*s^\n", list, "", e.paren, "")}
 		}
 		path, ok := strings.CutPrefix(e.text, "file://")
 		if !ok {
@@ -66,6 +92,7 @@ func ParseClassList(list string, readFile func(string) ([]byte, error), verbose 
 type listEntry struct {
 	text         string
 	unterminated bool
+	paren        int // unterminated: where its '(' is in the list
 }
 
 // splitClassList is pahole's populate_class_names: a comma ends an entry
@@ -73,6 +100,7 @@ type listEntry struct {
 // an empty last entry, which no type matches).
 func splitClassList(s string) []listEntry {
 	var out []listEntry
+	start := 0 // of s in the list
 	for {
 		sep := strings.IndexByte(s, ',')
 		if sep < 0 {
@@ -81,7 +109,7 @@ func splitClassList(s string) []listEntry {
 		if open := strings.IndexByte(s, '('); open >= 0 && open < sep {
 			cl := strings.IndexByte(s[open:], ')')
 			if cl < 0 {
-				return append(out, listEntry{unterminated: true})
+				return append(out, listEntry{unterminated: true, paren: start + open})
 			}
 			if cl += open; cl > sep {
 				sep = cl + 1
@@ -91,7 +119,7 @@ func splitClassList(s string) []listEntry {
 			return append(out, listEntry{text: s})
 		}
 		out = append(out, listEntry{text: s[:sep]})
-		s = s[sep+1:]
+		s, start = s[sep+1:], start+sep+1
 	}
 	return append(out, listEntry{text: s})
 }
@@ -114,13 +142,16 @@ func parseClassEntry(entry string, verbose io.Writer) (string, ClassArgs, error)
 	if list == "" {
 		return name, a, nil
 	}
+	args := strings.Split(list, ",")
 	say := func(what, v string) {
 		if verbose != nil {
 			fmt.Fprintf(verbose, "pahole: %s for '%s' is '%s'\n", what, name, v)
 		}
 	}
-	for _, arg := range strings.Split(list, ",") {
+	leading := len(list) < len(entry[open+1:open+cl])
+	for i, arg := range args {
 		key, value, ok := strings.Cut(arg, "=")
+		blank := i == 0 && leading
 		switch {
 		case !ok && arg == "sizeof":
 			key, value = "sizeof", "size"
@@ -129,27 +160,33 @@ func parseClassEntry(entry string, verbose io.Writer) (string, ClassArgs, error)
 		case !ok:
 			return "", a, fmt.Errorf("invalid, missing '=' in '%s'", arg)
 		case strings.HasPrefix(value, "="):
-			return "", a, fmt.Errorf("-C '%s': filters are %w", entry, ErrNotImplemented)
+			// "member==value" is filter=member==value.
+			key, value = "filter", arg
 		default:
-			if value = strings.TrimLeft(value, " \t\n\v\f\r"); value == "" {
+			blank = len(value) > 0 && strings.IndexByte(" \t\n\v\f\r", value[0]) >= 0
+			// pahole finds a missing value only at the closing
+			// parenthesis: an empty value before a comma is an empty
+			// name, which no member has.
+			if value = strings.TrimLeft(value, " \t\n\v\f\r"); value == "" && i == len(args)-1 {
 				return "", a, fmt.Errorf("invalid, missing value in '%s'", entry)
 			}
 		}
 		switch key {
 		case "sizeof":
 			say("sizeof_operator", value)
-			a.Size = value
+			a.Size, a.Has = value, a.Has|HasSize
 		case "type":
 			say("type member", value)
-			a.TypeMember = value
+			a.TypeMember, a.Has = value, a.Has|HasType
 		case "type_enum":
 			say("type enum", value)
-			a.TypeEnum = value
+			a.TypeEnum, a.Has = value, a.Has|HasTypeEnum
 		case "filter":
-			return "", a, fmt.Errorf("-C '%s': filters are %w", entry, ErrNotImplemented)
+			say("filter", value)
+			a.Filter, a.Has, a.FilterAfterBlank = value, a.Has|HasFilter, blank
 		case "range":
 			say("range", value)
-			a.Range = value
+			a.Range, a.Has = value, a.Has|HasRange
 		default:
 			return "", a, fmt.Errorf("invalid arg '%s' in '%s' (known args: sizeof=member, type=member, type_enum=enum)", key, entry)
 		}
@@ -169,7 +206,8 @@ const (
 
 // checkArgs is pahole's check of a -C name's arguments on the type id
 // found for it: attributes only on structs, sizeof and type naming
-// members, type_enum naming an enumeration (or several joined with '+').
+// members, type_enum naming an enumeration (or several joined with '+'),
+// a filter that can be evaluated (Options.CheckFilter).
 func (p *Printer) checkArgs(id uint32, name string, a ClassArgs, errw io.Writer) argsCheck {
 	if a.N == 0 {
 		return argsOK
@@ -179,55 +217,97 @@ func (p *Printer) checkArgs(id uint32, name string, a ClassArgs, errw io.Writer)
 		fmt.Fprintln(errw, "pahole: attributes are only supported with 'class' and 'struct' types")
 		return argsAbort
 	}
-	if a.Size != "" && !p.hasMember(t, a.Size) {
+	if a.Has&HasSize != 0 && p.m.MemberIndex(t, a.Size) < 0 {
 		fmt.Fprintf(errw, "pahole: the sizeof member '%s' wasn't found in the '%s' type\n", a.Size, name)
 		return argsAbort
 	}
-	if a.TypeMember != "" && !p.hasMember(t, a.TypeMember) {
-		fmt.Fprintf(errw, "pahole: the type member '%s' wasn't found in the '%s' type\n", a.TypeMember, name)
-		return argsAbort
+	typeMember := -1
+	if a.Has&HasType != 0 {
+		if typeMember = p.m.MemberIndex(t, a.TypeMember); typeMember < 0 {
+			fmt.Fprintf(errw, "pahole: the type member '%s' wasn't found in the '%s' type\n", a.TypeMember, name)
+			return argsAbort
+		}
 	}
-	if a.TypeEnum != "" && !p.hasEnums(a.TypeEnum) {
-		return argsUnresolved
+	var enums []uint32
+	if a.Has&HasTypeEnum != 0 {
+		var ok bool
+		if enums, ok = p.m.TypeEnums(a.TypeEnum); !ok {
+			return argsUnresolved
+		}
+	}
+	var verbose io.Writer
+	if p.opt.Verbose {
+		verbose = errw
+	}
+	if a.Has&HasFilter != 0 && (p.opt.CheckFilter == nil || !p.opt.CheckFilter(p.m, id, typeMember, enums, a, verbose)) {
+		fmt.Fprintf(errw, "pahole: invalid filter '%s' for '%s'\n", a.Filter, name)
+		return argsAbort
 	}
 	return argsOK
 }
 
-// hasMember is type__find_member_by_name: a data member of that name.
-func (p *Printer) hasMember(t *Type, name string) bool {
-	for _, mb := range p.m.MembersOf(t) {
-		if mb.Name == name {
-			return true
+// FindType is cu__find_type_by_name without declarations: the first
+// struct, union, typedef or enum (not a declaration) named name, or 0.
+func (m *Model) FindType(name string) uint32 {
+	if name == "" {
+		return 0 // (anonymous types have no name to match)
+	}
+	for id := uint32(1); id < uint32(len(m.Types)); id++ {
+		t := &m.Types[id]
+		switch t.Kind {
+		case KindStruct, KindUnion, KindTypedef, KindEnum:
+			if t.Name == name && t.Flags&FlagDeclaration == 0 {
+				return id
+			}
 		}
 	}
-	return false
+	return 0
 }
 
-// hasEnums is type__find_type_enum: an enumeration of that name or, for
-// "a+b", of each name.
-func (p *Printer) hasEnums(names string) bool {
-	if p.findEnum(names) {
-		return true
+// MemberIndex is type__find_member_by_name: the index in MembersOf(t) of
+// the data member of that name, or -1.
+func (m *Model) MemberIndex(t *Type, name string) int {
+	if t.Kind != KindStruct && t.Kind != KindUnion {
+		return -1
 	}
-	if !strings.Contains(names, "+") {
-		return false
-	}
-	for _, n := range strings.Split(names, "+") {
-		if !p.findEnum(n) {
-			return false
+	for i, mb := range m.MembersOf(t) {
+		if mb.Name == name {
+			return i
 		}
 	}
-	return true
+	return -1
+}
+
+// TypeEnums is type__find_type_enum: the enumeration named names or, for
+// "a+b", the enumerations of each name, in order. As in pahole, the names
+// resolve when the first does: the list stops at the first name no
+// enumeration has, and only a miss of the first fails.
+func (m *Model) TypeEnums(names string) ([]uint32, bool) {
+	if id := m.findEnum(names); id != 0 {
+		return []uint32{id}, true
+	}
+	if !strings.Contains(names, "+") {
+		return nil, false
+	}
+	var ids []uint32
+	for _, n := range strings.Split(names, "+") {
+		id := m.findEnum(n)
+		if id == 0 {
+			break
+		}
+		ids = append(ids, id)
+	}
+	return ids, len(ids) > 0
 }
 
 // findEnum is cu__find_enumeration_by_name, declarations included.
-func (p *Printer) findEnum(name string) bool {
-	for i := range p.m.Types {
-		if t := &p.m.Types[i]; t.Kind == KindEnum && t.Name == name {
-			return true
+func (m *Model) findEnum(name string) uint32 {
+	for i := range m.Types {
+		if t := &m.Types[i]; t.Kind == KindEnum && t.Name == name && name != "" {
+			return uint32(i)
 		}
 	}
-	return false
+	return 0
 }
 
 // notFound is pahole's last word on the -C name it could not print.

@@ -18,26 +18,30 @@ func TestParseClassList(t *testing.T) {
 	}{
 		{"holes", []string{"holes"}, []ClassArgs{{}}, ""},
 		{"holes,", []string{"holes", ""}, []ClassArgs{{}, {}}, ""},
-		{"a(sizeof=len,type=kind),b", []string{"a", "b"}, []ClassArgs{{Size: "len", TypeMember: "kind", N: 2}, {}}, ""},
-		{"a(sizeof),b(type)", []string{"a", "b"}, []ClassArgs{{Size: "size", N: 1}, {TypeMember: "type", N: 1}}, ""},
-		{"a( type_enum= e1+e2,range=r)", []string{"a"}, []ClassArgs{{TypeEnum: "e1+e2", Range: "r", N: 2}}, ""},
+		{"a(sizeof=len,type=kind),b", []string{"a", "b"}, []ClassArgs{{Size: "len", TypeMember: "kind", N: 2, Has: HasSize | HasType}, {}}, ""},
+		{"a(sizeof),b(type)", []string{"a", "b"}, []ClassArgs{{Size: "size", N: 1, Has: HasSize}, {TypeMember: "type", N: 1, Has: HasType}}, ""},
+		{"a( type_enum= e1+e2,range=r)", []string{"a"}, []ClassArgs{{TypeEnum: "e1+e2", Range: "r", N: 2, Has: HasTypeEnum | HasRange}}, ""},
 		{"a()", []string{"a"}, []ClassArgs{{}}, ""},
-		{"a(sizeof=b)x,c", []string{"a", "c"}, []ClassArgs{{Size: "b", N: 1}, {}}, ""},
+		{"a(sizeof=b)x,c", []string{"a", "c"}, []ClassArgs{{Size: "b", N: 1, Has: HasSize}, {}}, ""},
 		{"holes(zz=b)", nil, nil, "invalid arg 'zz' in 'holes(zz=b)' (known args: sizeof=member, type=member, type_enum=enum)"},
 		{"holes(sizeof", nil, nil, "invalid, no closing parens in 'holes(sizeof'"},
 		{"holes(sizeof=)", nil, nil, "invalid, missing value in 'holes(sizeof=)'"},
 		{"holes(size)", nil, nil, "invalid, missing '=' in 'size'"},
-		{"holes(sizeof=b,x", nil, nil, "unterminated '(' in 'holes(sizeof=b,x'"},
-		{"holes(filter=a==1)", nil, nil, "filters are not implemented"},
-		{"holes(a==1)", nil, nil, "filters are not implemented"},
+		{"holes(sizeof=b,x", nil, nil, "Unterminated '(' in 'holes(sizeof=b,x'\n                          ^"},
+		{"a,b(sizeof=b,x", nil, nil, "Unterminated '(' in 'a,b(sizeof=b,x'\n                        ^"},
+		{"holes(filter=a==1)", []string{"holes"}, []ClassArgs{{Filter: "a==1", N: 1, Has: HasFilter}}, ""},
+		{"holes( a==1,sizeof=)", nil, nil, "invalid, missing value"},
+		{"holes( a==1,sizeof=,range= r)", []string{"holes"}, []ClassArgs{{Filter: "a==1", Range: "r", N: 3, Has: HasFilter | HasSize | HasRange, FilterAfterBlank: true}}, ""},
+		{"holes(filter= ==1)", []string{"holes"}, []ClassArgs{{Filter: "==1", N: 1, Has: HasFilter, FilterAfterBlank: true}}, ""},
 	} {
 		names, args, err := ParseClassList(c.list, nil, nil)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%q: error %v, want %q", c.list, err, c.err)
 			}
-			if strings.Contains(c.err, "filters") && !errors.Is(err, ErrNotImplemented) {
-				t.Errorf("%q: %v is not ErrNotImplemented", c.list, err)
+			var le *ClassListError
+			if !errors.As(err, &le) || !strings.HasSuffix(le.Msg, "\n") {
+				t.Errorf("%q: %v is not a ClassListError with pahole's line", c.list, err)
 			}
 			continue
 		}

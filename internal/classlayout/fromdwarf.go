@@ -162,6 +162,8 @@ func (dw *DWARF) loadUnit(i int, opt *Options, typesOnly bool) (*Model, error) {
 			l.push(0, 0)
 			if declInfo {
 				l.unitDecl(dw, &e)
+			} else if f := e.Field(dwarf.AttrName); f != nil {
+				l.m.UnitName = f.Str()
 			}
 			continue
 		}

@@ -26,6 +26,7 @@ type Options struct {
 	CachelineSize uint32      // -c; 0 means the machine's, as pahole reads it
 	ClassNames    []string    // -C: print these types, in this order
 	ClassArgs     []ClassArgs // the arguments of each of ClassNames (or nil)
+	CheckFilter   FilterCheck // whether a -C filter= can be evaluated; nil: none can
 	Formatter     Formatter
 	Separator     byte // -t, for the one-line formatters
 

@@ -2,7 +2,6 @@ package classlayout
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -180,7 +179,7 @@ func (r *Run) named() error {
 		if aborted {
 			if r.src.badArgsFail() {
 				// pahole's DWARF loader ends with EINVAL here, and no last word.
-				return fmt.Errorf("%s: the arguments of -C %s do not apply to its type", r.src.path(), names[r.next])
+				return &ArgsError{Path: r.src.path(), Name: names[r.next]}
 			}
 			break
 		}

@@ -294,21 +294,7 @@ func (p *Printer) printNamed(flush func() error, errw io.Writer) error {
 
 // findTypeByName is cu__find_type_by_name: the first struct, union,
 // typedef or enum of that name that is not a declaration.
-func (p *Printer) findTypeByName(name string) uint32 {
-	if name == "" {
-		return 0 // (anonymous types have no name to match)
-	}
-	for id := uint32(1); id < uint32(len(p.m.Types)); id++ {
-		t := &p.m.Types[id]
-		switch t.Kind {
-		case KindStruct, KindUnion, KindTypedef, KindEnum:
-			if t.Name == name && t.Flags&FlagDeclaration == 0 {
-				return id
-			}
-		}
-	}
-	return 0
-}
+func (p *Printer) findTypeByName(name string) uint32 { return p.m.FindType(name) }
 
 // printContainers is pahole's print_containers (-i): the named structs and
 // unions passing the filters that have members of type id, each once; with

@@ -24,14 +24,28 @@ import (
 // It returns the Spec and the map from the target's type IDs to the new
 // ones (0 for types not copied).
 func Build(m *Marks) (*btf.Spec, []btf.TypeID, error) {
-	src := m.Target.Types.Spec
 	out := btf.NewSpec(nil)
-	ids := make([]btf.TypeID, int(src.TypeCount())+1)
+	ids := make([]btf.TypeID, int(m.Target.Types.Spec.TypeCount())+1)
+	if err := appendMarked(out, m, ids, 1, nil); err != nil {
+		return nil, nil, err
+	}
+	return out, ids, nil
+}
+
+// appendMarked appends to out, as Build copies them, the marked types of m
+// whose IDs are first or more, records their new IDs in ids, and then
+// renumbers the references of the appended types through ids: the entries
+// of the types before first (a module's base types) must be filled in
+// already. rename, when not nil, returns the name a type gets instead of
+// its own ("" keeps it).
+func appendMarked(out *btf.Spec, m *Marks, ids []btf.TypeID, first btf.TypeID, rename func(id btf.TypeID, t btf.Type) string) error {
+	src := m.Target.Types.Spec
+	start := out.NumTypes()
 	strs := src.Strings()
 	var words []uint32
 	var err error
 	m.Types(func(id btf.TypeID) {
-		if err != nil || id == 0 {
+		if err != nil || id == 0 || id < first {
 			return
 		}
 		t := src.Type(id)
@@ -39,10 +53,18 @@ func Build(m *Marks) (*btf.Spec, []btf.TypeID, error) {
 			err = fmt.Errorf("btf: marked type [%d] is not in %s", id, m.Target.Name)
 			return
 		}
+		newName := ""
+		if rename != nil {
+			newName = rename(id, t)
+		}
 		words = words[:0]
 		switch t.Kind() {
 		case btf.KindStruct, btf.KindUnion:
-			words = append(words, out.AddString(strs.String(t.NameOff())), 0, t.Size())
+			name := strs.String(t.NameOff())
+			if newName != "" {
+				name = newName
+			}
+			words = append(words, out.AddString(name), 0, t.Size())
 			n, kflag := 0, false
 			for i := range t.Vlen() {
 				if !m.HasMember(id, i) {
@@ -59,10 +81,14 @@ func Build(m *Marks) (*btf.Spec, []btf.TypeID, error) {
 			words[1] = btf.Info(t.Kind(), kflag, n)
 		default:
 			words = append(words, t...)
+			named := false
 			btf.Type(words).ForEachStrRef(func(off *uint32) {
-				if *off != 0 {
+				if !named && newName != "" {
+					*off = out.AddString(newName)
+				} else if *off != 0 {
 					*off = out.AddString(strs.String(*off))
 				}
+				named = true
 			})
 		}
 		newID, aerr := out.Append(words)
@@ -73,9 +99,9 @@ func Build(m *Marks) (*btf.Spec, []btf.TypeID, error) {
 		ids[id] = newID
 	})
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	for i := range out.NumTypes() {
+	for i := start; i < out.NumTypes(); i++ {
 		out.Own(i).ForEachTypeRef(func(ref *uint32) {
 			if int(*ref) < len(ids) {
 				*ref = ids[*ref]
@@ -84,5 +110,5 @@ func Build(m *Marks) (*btf.Spec, []btf.TypeID, error) {
 			}
 		})
 	}
-	return out, ids, nil
+	return nil
 }

@@ -236,3 +236,71 @@ func addClangSeeds(f *testing.F) {
 	}
 	f.Add(target.BTF.Marshal(binary.LittleEndian), prog.BTF.Marshal(binary.LittleEndian), testutil.BTFExt(secs, recs))
 }
+
+// FuzzRelocateModules is FuzzRelocate with a module: a vmlinux, a module's
+// split BTF on it, an object's BTF and .BTF.ext. Both outputs (one
+// standalone BTF, and the split form) must re-read, the split module on the
+// split vmlinux; and when both inputs are BTF the kernel would load, the
+// split output relocates every relocation as the kernel's search does.
+func FuzzRelocateModules(f *testing.F) {
+	vm, mod := moduleKernel()
+	obj := moduleObject(f, true)
+	f.Add(vm.Marshal(binary.LittleEndian), mod.Marshal(binary.LittleEndian), obj.BTF.Marshal(binary.LittleEndian),
+		testutil.BTFExt([]uint32{obj.Ext.Relocs[0].NameOff}, [][]testutil.CoreReloRecord{records(obj)}))
+	f.Fuzz(func(t *testing.T, vmData, modData, local, ext []byte) {
+		vm, err := btf.Parse(vmData, nil)
+		if err != nil || CheckStandalone(vm) != nil {
+			return
+		}
+		mod, err := btf.Parse(modData, vm)
+		if err != nil {
+			return
+		}
+		lspec, err := btf.Parse(local, nil)
+		if err != nil || CheckStandalone(lspec) != nil {
+			return
+		}
+		e, err := btfext.Parse(ext)
+		if err != nil {
+			return
+		}
+		for _, s := range e.Relocs {
+			if _, ok := lspec.Strings().Lookup(s.NameOff); !ok {
+				return
+			}
+		}
+		valid := vm.Validate() == nil && mod.Validate() == nil
+		for _, split := range []bool{false, true} {
+			ptr := GuessPointerSize(vm)
+			mz := NewMinimizer(NewTarget("vmlinux", vm, ptr), NewTarget("mod", mod, ptr))
+			if _, err := mz.Add(btfext.NewObject("obj", lspec, 8, e)); err != nil {
+				if !IsObjectError(err) {
+					t.Fatalf("an error that is not the object's: %v", err)
+				}
+				return
+			}
+			build := mz.Build
+			if split {
+				build = mz.BuildSplit
+			}
+			out, err := build()
+			if err != nil {
+				t.Fatalf("build: %v", err)
+			}
+			back, err := btf.Parse(out.Spec.Marshal(binary.LittleEndian), nil)
+			if err != nil || CheckStandalone(back) != nil {
+				t.Fatalf("split=%v: the output does not re-read: %v", split, err)
+			}
+			if split {
+				if _, err := btf.Parse(out.Modules[0].Marshal(binary.LittleEndian), back); err != nil {
+					t.Fatalf("the split module does not re-read on the split vmlinux: %v", err)
+				}
+				if valid && len(out.Mismatches) != 0 {
+					m := out.Mismatches[0]
+					t.Fatalf("valid inputs, yet %d relocations come out otherwise against the split output, first %s %s: %v %d, then %v %d (extra %v)",
+						len(out.Mismatches), m.Reloc.Reloc.Kind, m.Reloc.Local, m.Reloc.Outcome, m.Reloc.New.Val, m.Got.Outcome, m.Got.New.Val, m.Extra)
+				}
+			}
+		}
+	})
+}

@@ -80,12 +80,26 @@ func (m *Marks) Types(fn func(id btf.TypeID)) {
 }
 
 // Merge adds the marks of o (on the same target) to m.
-func (m *Marks) Merge(o *Marks) {
+func (m *Marks) Merge(o *Marks) { m.mergeBelow(o, btf.TypeID(64*len(o.types))) }
+
+// mergeBelow adds to m the marks of o on the types below limit. o may be on
+// a module split on m's target: its marks on base types are m's types.
+func (m *Marks) mergeBelow(o *Marks, limit btf.TypeID) {
+	limit = min(limit, btf.TypeID(64*len(m.types)))
 	for i, w := range o.types {
+		if btf.TypeID(64*i) >= limit {
+			break
+		}
+		if rest := limit - btf.TypeID(64*i); rest < 64 {
+			w &= 1<<rest - 1
+		}
 		m.changes += bits.OnesCount64(w &^ m.types[i])
 		m.types[i] |= w
 	}
 	for id, b := range o.members {
+		if id >= limit {
+			continue
+		}
 		mb := m.members[id]
 		if len(mb) < len(b) {
 			mb = append(mb, make([]uint64, len(b)-len(mb))...)
@@ -98,7 +112,9 @@ func (m *Marks) Merge(o *Marks) {
 	}
 	for i := range m.done {
 		for id := range o.done[i] {
-			m.done[i][id] = true
+			if id < limit {
+				m.done[i][id] = true
+			}
 		}
 	}
 }

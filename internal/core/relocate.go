@@ -38,6 +38,9 @@ type Result struct {
 	// Partial is, when matching a candidate failed (Failed without a
 	// match of that candidate), its spec as far as matching got.
 	Partial *Spec
+	// Searched are the targets whose types the candidate search went
+	// through: the first alone when it has a candidate, else all.
+	Searched []*Target
 }
 
 // Target returns the spec the relocation resolved to (the first match,
@@ -61,7 +64,7 @@ func (r *Result) Target() *Spec {
 type Relocator struct {
 	local   *Types
 	targets []*Target
-	cands   map[btf.TypeID][]Candidate
+	cands   map[btf.TypeID]candList
 
 	// Log, when set, receives libbpf's debug and warning lines for each
 	// relocation (without libbpf's "libbpf: " prefix and the newline),
@@ -75,7 +78,14 @@ type Relocator struct {
 // candidate for a type, the others together (a kernel's vmlinux, then its
 // modules).
 func NewRelocator(local *Types, targets []*Target) *Relocator {
-	return &Relocator{local: local, targets: targets, cands: map[btf.TypeID][]Candidate{}}
+	return &Relocator{local: local, targets: targets, cands: map[btf.TypeID]candList{}}
+}
+
+// candList is a local type's entry of the candidate cache: its candidates
+// (narrowed by the relocations so far) and the targets searched for them.
+type candList struct {
+	cands    []Candidate
+	searched []*Target
 }
 
 // Relocate computes relocation r, the idx-th of the program (section)
@@ -96,10 +106,12 @@ func (rl *Relocator) Relocate(prog string, idx int, r btfext.Reloc) (*Result, er
 		return nil, parseErr("type [%d] has an invalid name offset %#x", r.TypeID, local.NameOff())
 	}
 	// bpftool searches the candidates before it parses the access.
-	cands, cached := rl.cands[r.TypeID]
+	cl, cached := rl.cands[r.TypeID]
+	cands := cl.cands
 	if !cached && r.Kind != btfext.TypeIDLocal {
-		cands = findCandidates(rl.targets, local, lname)
-		rl.cands[r.TypeID] = cands
+		cands, cl.searched = findCandidates(rl.targets, local, lname)
+		cl.cands = cands
+		rl.cands[r.TypeID] = cl
 		if rl.Log != nil {
 			for _, c := range cands {
 				t := c.Target.Types.Spec.Type(c.ID)
@@ -134,6 +146,7 @@ func (rl *Relocator) Relocate(prog string, idx int, r btfext.Reloc) (*Result, er
 		return nil, parseErr("%s relocation on %s (local side): %v", r.Kind, ls, err)
 	}
 	res.Candidates = len(cands)
+	res.Searched = cl.searched
 	var kept []Candidate
 	for i, c := range cands {
 		spec, ok, err := matchSpec(ls, &c.Target.Types, c.ID)
@@ -171,7 +184,7 @@ func (rl *Relocator) Relocate(prog string, idx int, r btfext.Reloc) (*Result, er
 	}
 	switch {
 	case len(kept) > 0:
-		rl.cands[r.TypeID] = kept
+		rl.cands[r.TypeID] = candList{kept, cl.searched}
 		res.Outcome = Resolved
 		res.FailMemszAdjust = failMemszAdjust(r.Kind, res.Orig, res.New, lt, &res.Matches[0].Target.Types)
 	default:

@@ -124,17 +124,18 @@ func (t *Target) addCandidates(cands []Candidate, l btf.Type, name string) []Can
 
 // findCandidates searches targets as libbpf searches a running kernel's
 // BTF: the first target alone, and only when it has no candidate, all
-// the others, in order.
-func findCandidates(targets []*Target, l btf.Type, name string) []Candidate {
+// the others, in order. It returns the candidates and the targets it
+// searched.
+func findCandidates(targets []*Target, l btf.Type, name string) ([]Candidate, []*Target) {
 	if len(targets) == 0 {
-		return nil
+		return nil, nil
 	}
 	cands := targets[0].addCandidates(nil, l, name)
 	if len(cands) > 0 {
-		return cands
+		return cands, targets[:1]
 	}
 	for _, t := range targets[1:] {
 		cands = t.addCandidates(cands, l, name)
 	}
-	return cands
+	return cands, targets
 }

@@ -195,3 +195,14 @@ func MountTmpfs(t testing.TB, size string) string {
 	t.Cleanup(func() { exec.Command("umount", dir).Run() })
 	return dir
 }
+
+// ReadFile returns the contents of path, failing the test when it cannot
+// be read.
+func ReadFile(t testing.TB, path string) []byte {
+	t.Helper()
+	d, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
