@@ -39,7 +39,11 @@ var (
 // Errors give the offset in data where decoding failed.
 func Decode(data []byte, limit int) ([]byte, error) {
 	d := &decoder{data: data, limit: limit}
-	if n := sizeHint(data); n > 0 && n <= limit {
+	// The hint is taken only where it is plausible (LZMA2 packs BTF about
+	// fourfold), so that a forged index cannot make Decode allocate up
+	// to the limit for a few bytes; past it the output grows as it is
+	// decoded.
+	if n := sizeHint(data); n > 0 && n <= limit && n/64 <= len(data) {
 		d.out = make([]byte, 0, n)
 	}
 	out, err := d.file()
