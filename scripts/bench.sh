@@ -7,6 +7,7 @@
 # inputs) and GNU time.
 #
 #   scripts/bench.sh [RUNS]      (default 11 runs of each)
+#   BENCH_ONLY=archive scripts/bench.sh [RUNS]   (only the --archive row)
 #
 # Single runs on a 2-CPU VM spread by 10 to 15%; a median of 11 spreads about
 # a fifth less than one of 7 (sqrt(7/11)). docs/performance.md has the method.
@@ -94,6 +95,70 @@ summary() {
   if [ -n "${BENCH_SUMMARY:-}" ]; then cp "$WORK/summary.md" "$BENCH_SUMMARY"; fi
 }
 
+# gen min_core_btf --archive on the bench archive (scripts/btfhub-bench-archive.sh:
+# Debian 12's 6.1 kernels, BTFHub's layout) against the shell loop it
+# replaces (scripts/btfgen-loop.sh: extract, bpftool, delete, pahole -E
+# comparisons, links), on 20 and on 40 kernels (the first by kernel name, so
+# both architectures and every ABI), gobtf with -j2: goal 3x faster, and a
+# peak RSS that does not grow with the kernels. Fresh output trees each run;
+# then the outputs are checked (each the one-kernel command's bytes and
+# bpftool's, duplicates hard links) and a second run must write nothing.
+# Skipped when the archive has not been made. BENCH_ONLY=archive runs only
+# this row.
+bench_archive() {
+  local archive=$CACHE/btfhub-bench/archive btfdir=$CACHE/btfhub-bench/btf
+  if [ ! -d "$archive" ] || [ "$(find "$archive" -name '*.btf.tar.xz' | wc -l)" -lt 40 ]; then
+    echo "bench: no bench archive of 40 kernels in $archive (scripts/btfhub-bench-archive.sh makes it); skipping the --archive comparison" >&2
+    return 0
+  fi
+  if ! command -v bpftool >/dev/null || ! command -v pahole >/dev/null || ! command -v clang-19 >/dev/null || [ ! -f /usr/include/bpf/bpf_core_read.h ]; then
+    echo "bench: bpftool, pahole, clang-19 or libbpf-dev missing; skipping the --archive comparison" >&2
+    return 0
+  fi
+  local objdir=$WORK/acore objs=() p n i
+  mkdir -p "$objdir"
+  bin/gobtf dump --format c "$SHARED/reference/vmlinux-6.1.0-56-cloud-amd64.kbuild.btf" > "$objdir/vmlinux.h"
+  for p in fields types flavors narrow exists; do
+    clang-19 -g -O2 -target bpf -D__TARGET_ARCH_x86 -I"$objdir" -c "testdata/core/$p.bpf.c" -o "$objdir/$p.o"
+    objs+=("$objdir/$p.o")
+  done
+  local aruns=$(( RUNS < 3 ? RUNS : 3 ))
+  for n in 20 40; do
+    local tree=$WORK/archive$n
+    find "$archive" -name '*.btf.tar.xz' | awk -F/ '{ print $NF "\t" $0 }' | sort | awk -F"\t" -v n="$n" 'NR <= n { print $2 }' |
+      while IFS= read -r f; do
+        mkdir -p "$tree/$(dirname "${f#"$archive"/}")"
+        ln "$f" "$tree/${f#"$archive"/}"
+      done
+    for i in $(seq "$aruns"); do
+      rm -rf "$WORK/ga$n" "$WORK/la$n"
+      measure "gobtf-archive-$n" bin/gobtf gen min_core_btf --archive -j2 "$tree" "$WORK/ga$n" "${objs[@]}"
+      measure "loop-archive-$n" bash scripts/btfgen-loop.sh "$tree" "$WORK/la$n" "${objs[@]}"
+    done
+    report "gen min_core_btf --archive -j2 on $n kernels of the bench archive vs the extract/bpftool/pahole -E loop" \
+      "gobtf-archive-$n" "loop-archive-$n" "wall rss" "\`gen min_core_btf --archive\` $n kernels vs the shell loop"
+  done
+  # The 40-kernel outputs: each the one-kernel command's bytes and
+  # bpftool's, duplicates hard links; a second run writes nothing.
+  local out=$WORK/ga40 f rel k
+  while IFS= read -r f; do
+    rel=${f#"$WORK/archive40/"}
+    k=$(basename "$rel" .btf.tar.xz)
+    case $rel in */arm64/*) p=arm64 ;; *) p=x86_64 ;; esac
+    bin/gobtf gen min_core_btf "$btfdir/$p/$k.btf" "$WORK/one.btf" "${objs[@]}" 2>/dev/null
+    bpftool gen min_core_btf "$btfdir/$p/$k.btf" "$WORK/bpftool.btf" "${objs[@]}"
+    cmp -s "$WORK/one.btf" "$out/$(dirname "$rel")/$k.btf" || { echo "bench: --archive: $rel: not the one-kernel command's output" >&2; exit 1; }
+    cmp -s "$WORK/bpftool.btf" "$out/$(dirname "$rel")/$k.btf" || { echo "bench: --archive: $rel: not bpftool's output" >&2; exit 1; }
+  done < <(find "$WORK/archive40" -name '*.btf.tar.xz')
+  local files inodes
+  files=$(find "$out" -type f | wc -l)
+  inodes=$(find "$out" -type f -printf '%i\n' | sort -u | wc -l)
+  local again
+  again=$(bin/gobtf gen min_core_btf --archive --json -j2 "$WORK/archive40" "$out" "${objs[@]}" | tail -1)
+  case $again in *'"written":0,'*'"linked":0,'*) ;; *) echo "bench: --archive: the second run wrote: $again" >&2; exit 1 ;; esac
+  echo "bench: --archive on 40 kernels: $files outputs, each bpftool's bytes; $inodes unique (the rest hard links); the loop linked $(find "$WORK/la40" -type f -printf '%i\n' | sort -u | wc -l) unique by pahole -E text; a second run wrote nothing"
+}
+
 # The data pretty-printer (--prettify) on a generated input of about
 # $PRETTIFY_MB MB (default 1024): testdata/prettify's records section (40
 # records of 8 types, variable sizes, type= naming each record's struct)
@@ -145,6 +210,7 @@ compile_row() {
 case "${BENCH_ONLY:-}" in
 prettify) bench_prettify ;;
 compile) compile_row ;;
+archive) bench_archive ;;
 esac
 if [ -n "${BENCH_ONLY:-}" ]; then
   summary
@@ -326,6 +392,7 @@ if [ -f "$DVMLINUX" ] && [ -d "$DMODS" ] && [ "$(id -u)" = 0 ] && [ -x "$CACHE/t
   report "gobtf check on Debian's 6.1 cloud kernel (vmlinux + 1,121 modules) vs btfload on each file" gobtf-check-kernel btfload-each-file wall "\`gobtf check\` vmlinux + 1,121 modules vs btfload each"
 fi
 bench_prettify
+bench_archive
 echo
 echo "bench: load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 summary

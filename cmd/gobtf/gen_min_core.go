@@ -28,6 +28,7 @@ type minCoreOptions struct {
 	baseBTF  string   // --base-btf: the vmlinux; the first argument is then a module
 	modules  []string // --module, in order
 	splitDir string   // --split-output
+	archive  archiveFlags
 }
 
 // newMinCoreBTFCmd builds "gobtf gen min_core_btf", bpftool's generator of
@@ -99,6 +100,9 @@ not), worded as "bpftool -d gen min_core_btf" prints them, for
 comparison.`,
 		Args: cobra.ArbitraryArgs, // parseMinCoreArgs checks them
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.archive.on {
+				return runMinCoreArchive(cmd, o, args)
+			}
 			return runMinCoreBTF(cmd, o, args)
 		},
 	}
@@ -108,6 +112,7 @@ comparison.`,
 	cmd.Flags().StringVarP(&o.baseBTF, "base-btf", "B", "", "the vmlinux BTF in `VMLINUX`; the first argument is then a module's BTF on it")
 	cmd.Flags().StringArrayVar(&o.modules, "module", nil, "also search the module BTF in `FILE` (split on the vmlinux), after the vmlinux; repeatable")
 	cmd.Flags().StringVar(&o.splitDir, "split-output", "", "write `DIR`/vmlinux.btf and DIR/<module>.btf, split on it, in place of OUTPUT")
+	addArchiveFlags(cmd, &o.archive)
 	return cmd
 }
 

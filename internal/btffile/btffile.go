@@ -130,6 +130,13 @@ func Read(r io.ReaderAt, size int64, name string, o Options) (*File, error) {
 	if _, err := io.ReadFull(io.NewSectionReader(r, 0, size), data); err != nil {
 		return nil, fmt.Errorf("%s: reading: %w", name, err)
 	}
+	return Bytes(data, name, o)
+}
+
+// Bytes reads the BTF held in data as Read reads it, without a copy: the
+// File's Spec may alias data, which the caller gives up (it must not
+// change it afterwards).
+func Bytes(data []byte, name string, o Options) (*File, error) {
 	if !elfio.IsELF(data) {
 		return parse(name, data, nil, o)
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
+
+	"github.com/gobtf/gobtf/internal/unxz"
 )
 
 // BTFFile is what a file holds of BTF, as ReadBTFFile finds it.
@@ -123,6 +125,17 @@ func decompressFile(path, method string, data []byte) ([]byte, error) {
 	var err error
 	switch method {
 	case "xz":
+		// In memory, the whole output is the dictionary (package unxz);
+		// a filter chain unxz does not decode is streamed.
+		out, err := unxz.Decode(data, MaxDecompressedFile)
+		switch {
+		case err == nil:
+			return out, nil
+		case errors.Is(err, unxz.ErrTooLarge):
+			return nil, fmt.Errorf("%s: %s-compressed: decompresses to more than %d bytes", path, method, MaxDecompressedFile)
+		case !errors.Is(err, unxz.ErrUnsupported):
+			return nil, fmt.Errorf("%s: %s-compressed: %w", path, method, err)
+		}
 		r, err = xz.NewReader(bytes.NewReader(data))
 	case "zstd":
 		var d *zstd.Decoder
@@ -146,4 +159,17 @@ func decompressFile(path, method string, data []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %s-compressed: decompresses to more than %d bytes", path, method, MaxDecompressedFile)
 	}
 	return out.Bytes(), nil
+}
+
+// Decompress returns data decompressed when it starts with the magic of xz,
+// zstd or gzip (at most MaxDecompressedFile bytes of it), with the name of
+// the compression, or data itself and "" when it starts with none of them.
+// Errors name path.
+func Decompress(path string, data []byte) ([]byte, string, error) {
+	method := compression(data)
+	if method == "" {
+		return data, "", nil
+	}
+	out, err := decompressFile(path, method, data)
+	return out, method, err
 }
