@@ -95,17 +95,23 @@ func readMasterAnswersIn(t *testing.T, dir string) map[string]*masterAnswer {
 	return answers
 }
 
-// splitWords splits a line of cases.txt into words as the shell does for
-// the words it holds: on blanks, with "" quoting.
-func splitWords(s string) []string {
+// shellWords splits a line as the shell splits words without expansions (as gen.sh's eval
+// splits cases.txt's lines):
+// on blanks, with '...' and "..." quoting.
+func shellWords(s string) []string {
 	var words []string
 	var w strings.Builder
-	inWord, quoted := false, false
+	inWord := false
+	var quote rune
 	for _, c := range s {
 		switch {
-		case c == '"':
-			quoted, inWord = !quoted, true
-		case (c == ' ' || c == '\t') && !quoted:
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			w.WriteRune(c)
+		case c == '\'' || c == '"':
+			quote, inWord = c, true
+		case c == ' ' || c == '\t':
 			if inWord {
 				words = append(words, w.String())
 				w.Reset()
@@ -164,7 +170,7 @@ func TestPaholeCommandLines(t *testing.T) {
 			continue
 		}
 		t.Run(line, func(t *testing.T) {
-			args := splitWords(places.Replace(line))
+			args := shellWords(places.Replace(line))
 			for _, v := range []string{"POSIXLY_CORRECT", "LIBBPF_LOG_LEVEL", "PAHOLE_LANG_EXCLUDE"} {
 				t.Setenv(v, "")
 				os.Unsetenv(v)

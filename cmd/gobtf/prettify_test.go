@@ -106,35 +106,3 @@ func setStdin(t *testing.T, path string, pipe bool) {
 	t.Cleanup(func() { r.Close() })
 	os.Stdin = r
 }
-
-// shellWords splits a line as the shell splits words without expansions:
-// on blanks, with '...' and "..." quoting.
-func shellWords(s string) []string {
-	var words []string
-	var w strings.Builder
-	inWord := false
-	var quote rune
-	for _, c := range s {
-		switch {
-		case quote != 0 && c == quote:
-			quote = 0
-		case quote != 0:
-			w.WriteRune(c)
-		case c == '\'' || c == '"':
-			quote, inWord = c, true
-		case c == ' ' || c == '\t':
-			if inWord {
-				words = append(words, w.String())
-				w.Reset()
-			}
-			inWord = false
-		default:
-			w.WriteRune(c)
-			inWord = true
-		}
-	}
-	if inWord {
-		words = append(words, w.String())
-	}
-	return words
-}
