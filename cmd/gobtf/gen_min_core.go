@@ -271,17 +271,15 @@ func moduleFileName(path string) string {
 	return strings.ReplaceAll(name, "-", "_")
 }
 
-// inputPointerSize returns the pointer size libbpf takes for INPUT: its ELF
-// class's for an ELF file, else the size of its "long" (core.GuessPointerSize).
+// inputPointerSize returns the pointer size libbpf takes for INPUT
+// (core.FilePointerSize of its first bytes).
 func inputPointerSize(path string, spec *btf.Spec) uint32 {
-	if f, err := elfio.Open(path); err == nil {
-		defer f.Close()
-		if f.Class == elf.ELFCLASS32 {
-			return 4
-		}
-		return 8
+	var head [elf.EI_NIDENT]byte
+	if f, err := os.Open(path); err == nil {
+		f.ReadAt(head[:], 0) // a shorter file is not ELF
+		f.Close()
 	}
-	return core.GuessPointerSize(spec)
+	return core.FilePointerSize(head[:], spec)
 }
 
 // relocCounts counts the relocations by what they came to.

@@ -1,15 +1,12 @@
 package archive
 
 import (
-	"debug/elf"
 	"encoding/binary"
 	"fmt"
 
-	"github.com/gobtf/gobtf/internal/btf"
 	"github.com/gobtf/gobtf/internal/btfext"
 	"github.com/gobtf/gobtf/internal/btffile"
 	"github.com/gobtf/gobtf/internal/core"
-	"github.com/gobtf/gobtf/internal/elfio"
 )
 
 // Minimize minimizes the BTF in data (raw BTF or an ELF file's .BTF, as
@@ -28,7 +25,7 @@ func Minimize(name string, data []byte, objs []*btfext.Object) ([]byte, core.Tal
 	if err := core.CheckStandalone(spec); err != nil {
 		return nil, core.Tally{}, fmt.Errorf("%s: not standalone BTF: %w", name, err)
 	}
-	mz := core.NewMinimizer(core.NewTarget(name, spec, pointerSize(data, spec)))
+	mz := core.NewMinimizer(core.NewTarget(name, spec, core.FilePointerSize(data, spec)))
 	for _, obj := range objs {
 		if _, err := mz.Add(obj); err != nil {
 			return nil, core.Tally{}, err
@@ -39,16 +36,4 @@ func Minimize(name string, data []byte, objs []*btfext.Object) ([]byte, core.Tal
 		return nil, core.Tally{}, fmt.Errorf("%s: %w", name, err)
 	}
 	return out.Spec.Marshal(binary.NativeEndian), mz.Tally(out), nil
-}
-
-// pointerSize is the pointer size libbpf takes for a kernel's BTF: its ELF
-// class's for an ELF file, else the size of its "long".
-func pointerSize(data []byte, spec *btf.Spec) uint32 {
-	if elfio.IsELF(data) {
-		if len(data) > elf.EI_CLASS && elf.Class(data[elf.EI_CLASS]) == elf.ELFCLASS32 {
-			return 4
-		}
-		return 8
-	}
-	return core.GuessPointerSize(spec)
 }

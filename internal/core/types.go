@@ -1,11 +1,13 @@
 package core
 
 import (
+	"debug/elf"
 	"errors"
 	"math"
 	"strings"
 
 	"github.com/gobtf/gobtf/internal/btf"
+	"github.com/gobtf/gobtf/internal/elfio"
 )
 
 // Types is a BTF as the relocation calculator reads it: its types and the
@@ -34,6 +36,20 @@ var longNames = map[string]bool{
 	"long unsigned": true, "unsigned long int": true, "unsigned int long": true,
 	"long unsigned int": true, "long int unsigned": true, "int unsigned long": true,
 	"int long unsigned": true,
+}
+
+// FilePointerSize returns the pointer size libbpf takes for the kernel BTF
+// s read from a file whose first bytes are head (at least its ELF
+// identification): its ELF class's for an ELF file, else
+// GuessPointerSize's.
+func FilePointerSize(head []byte, s *btf.Spec) uint32 {
+	if !elfio.IsELF(head) {
+		return GuessPointerSize(s)
+	}
+	if len(head) > elf.EI_CLASS && elf.Class(head[elf.EI_CLASS]) == elf.ELFCLASS32 {
+		return 4
+	}
+	return 8
 }
 
 // GuessPointerSize returns the pointer size libbpf assumes for BTF read
